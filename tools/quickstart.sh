@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One entry point for a fresh clone: installs what is missing (Debian 12 / Ubuntu), builds, then
+#   demo  runs the lesson demo (examples/feedforward_demo)
+#   test  runs the whole test suite with ctest, in the release and the sanitizer builds
+# Usage: bash tools/quickstart.sh demo|test     (as root, or as a user who may sudo)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+verb=${1:-demo}
+case "$verb" in demo|test) ;; *) echo "usage: bash tools/quickstart.sh demo|test" >&2; exit 2 ;; esac
+
+# Debian packages the build needs; only the missing ones are installed.
+packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "Installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+build() {  # build PRESET [TARGET]
+  cmake --preset "$1" >/dev/null
+  cmake --build --preset "$1" -j "$jobs" ${2:+--target "$2"}
+}
+
+if [ "$verb" = demo ]; then
+  build release feedforward_demo
+  ./build/release/examples/feedforward_demo
+else
+  build release
+  ./build/release/examples/feedforward_demo
+  ctest --preset release -j "$jobs"
+  build sanitize
+  ctest --preset sanitize -j "$jobs"
+fi
