@@ -1,0 +1,125 @@
+// The backward engine: Tensor::backward walks the recorded graph once, in reverse topological
+// order, and adds each leaf's gradient into leaf.grad().
+//
+// Why a topological order? Take `b = a + a; c = b + b`. A naive recursion from c would call b's
+// backward twice (once per use) and push a's share through twice too: the wrong gradient.
+// Ordering the nodes so that every tensor comes after all tensors that use it lets each node run
+// exactly once, after all its uses have added their share of its gradient.
+#include <cassert>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad {
+
+using detail::check;
+
+namespace {
+
+// Tensors reachable from `root` through grad_fn inputs that require grad, each listed after every
+// tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit
+// stack, so a chain of 100,000 ops cannot overflow the call stack.
+std::vector<TensorImpl*> topological_order(const Tensor& root) {
+  std::vector<TensorImpl*> order;
+  std::unordered_set<TensorImpl*> visited;
+  std::vector<std::pair<TensorImpl*, size_t>> stack;  // (tensor, next input to visit)
+  stack.emplace_back(root.impl(), 0);
+  visited.insert(root.impl());
+  while (!stack.empty()) {
+    auto& [tensor, next] = stack.back();
+    const Node* node = tensor->grad_fn.get();
+    if (node && next < node->inputs.size()) {
+      TensorImpl* input = node->inputs[next++].impl();
+      if (input && input->requires_grad && visited.insert(input).second) stack.emplace_back(input, 0);
+      continue;
+    }
+    order.push_back(tensor);  // all inputs done: post-order
+    stack.pop_back();
+  }
+  return order;
+}
+
+// grad += g, allocating on first use (PyTorch's accumulation rule).
+void accumulate(Tensor& grad, const Tensor& g) {
+  if (!grad.defined()) {
+    grad = g.clone();  // own copy: a later in-place += must not write into another tensor's data
+    return;
+  }
+  grad.add_(g);
+}
+
+}  // namespace
+
+Node::~Node() {
+  // Take over the nodes only we keep alive (through inputs only we hold), and destroy them one at
+  // a time from a local stack; each is emptied of its own inputs' nodes before it dies.
+  std::vector<std::shared_ptr<Node>> pending;
+  auto take_sole_owned = [&pending](std::vector<Tensor>& tensors) {
+    for (Tensor& t : tensors) {
+      if (!t.defined() || t.impl_ptr().use_count() != 1) continue;
+      std::shared_ptr<Node>& grad_fn = t.impl()->grad_fn;
+      if (grad_fn && grad_fn.use_count() == 1) pending.push_back(std::move(grad_fn));
+    }
+  };
+  take_sole_owned(inputs);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> node = std::move(pending.back());
+    pending.pop_back();
+    take_sole_owned(node->inputs);
+  }
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  check<std::runtime_error>(defined(), "backward: called on an undefined tensor");
+  check<std::runtime_error>(requires_grad(), "backward: this tensor (shape ", shape(),
+                            ") does not require grad and has no grad_fn; did you forget requires_grad_() on a "
+                            "leaf, or compute it under NoGradGuard?");
+  Tensor seed;
+  if (gradient.defined()) {
+    check(gradient.shape() == shape(), "backward: gradient of shape ", gradient.shape(),
+          " does not match the tensor's shape ", shape());
+    seed = detail::convert(gradient, dtype());
+  } else {
+    check<std::runtime_error>(numel() == 1, "backward: grad can be implicitly created only for scalar outputs; "
+                              "this tensor has shape ", shape(), ", so pass backward(gradient)");
+    seed = ones_like(*this);
+  }
+
+  NoGradGuard no_grad;  // backward functions compute on data; nothing they do is recorded
+  const std::vector<TensorImpl*> order = topological_order(*this);
+  std::unordered_map<TensorImpl*, Tensor> grads;  // gradient of each tensor still to be consumed
+  grads[impl()] = seed;
+
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    TensorImpl* tensor = *it;
+    auto found = grads.find(tensor);
+    if (found == grads.end()) continue;  // nothing flowed here
+    Tensor grad = std::move(found->second);
+    grads.erase(found);
+
+    if (!tensor->grad_fn || tensor->retains_grad) accumulate(tensor->grad, grad);
+    Node* node = tensor->grad_fn.get();
+    if (!node) continue;
+    check<std::runtime_error>(static_cast<bool>(node->backward), "backward: trying to backward through the graph "
+                              "a second time (through ", node->name, "); its saved data was freed by the first "
+                              "backward. Pass retain_graph = true to the first call if you need to do this.");
+
+    std::vector<Tensor> input_grads = node->backward(grad, node->inputs);
+    assert(input_grads.size() == node->inputs.size());
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const Tensor& input = node->inputs[i];
+      if (!input.defined() || !input.requires_grad() || !input_grads[i].defined()) continue;
+      assert(input_grads[i].shape() == input.shape());
+      // A gradient has its input's dtype (float64 * float32 sends float64 back to the float32 side).
+      Tensor g = detail::convert(input_grads[i], input.dtype());
+      auto [slot, inserted] = grads.try_emplace(input.impl(), g);
+      if (!inserted) slot->second = add(slot->second, g);
+    }
+    if (!retain_graph) node->backward = nullptr;  // frees what the lambda saved
+  }
+}
+
+}  // namespace minigrad

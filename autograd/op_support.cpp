@@ -1,0 +1,77 @@
+// The shared op helpers: checks, recording into the graph, broadcasting strides.
+#include "autograd/op_support.hpp"
+
+#include "autograd/ops.hpp"
+
+namespace minigrad::detail {
+
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op) {
+  const int64_t ndim = static_cast<int64_t>(shape.size());
+  const int64_t rank = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, as PyTorch
+  check<std::out_of_range>(dim >= -rank && dim < rank, op, ": dim ", dim, " is out of range for a tensor of shape ",
+                           shape, " (expected a dim in ", -rank, "..", rank - 1, ")");
+  return dim < 0 ? dim + rank : dim;
+}
+
+int64_t normalize_insert_dim(int64_t dim, const Shape& shape, const char* op) {
+  const int64_t rank = static_cast<int64_t>(shape.size()) + 1;
+  check<std::out_of_range>(dim >= -rank && dim < rank, op, ": dim ", dim, " is out of range for a tensor of shape ",
+                           shape, " (expected a dim in ", -rank, "..", rank - 1, ")");
+  return dim < 0 ? dim + rank : dim;
+}
+
+void check_defined(const Tensor& t, const char* op) {
+  check(t.defined(), op, ": got an undefined tensor");
+}
+
+std::vector<int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  const auto own = contiguous_strides(shape);
+  const size_t offset = out.size() - shape.size();
+  std::vector<int64_t> strides(out.size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) strides[offset + d] = shape[d] == 1 ? 0 : own[d];
+  return strides;
+}
+
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward) {
+  if (!is_grad_enabled()) return out;
+  bool needed = false;
+  for (const Tensor& input : inputs) needed = needed || (input.defined() && input.requires_grad());
+  if (!needed) return out;
+
+  auto node = std::make_shared<Node>();
+  node->name = name;
+  node->inputs = std::move(inputs);
+  node->backward = std::move(backward);
+  node->output_shape = out.shape();
+  out.impl()->requires_grad = true;
+  out.impl()->grad_fn = std::move(node);
+  return out;
+}
+
+Tensor saved(const Tensor& t) { return t.detach(); }
+
+Tensor convert(const Tensor& t, Dtype dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = new_tensor(t.shape(), dtype);
+  dispatch(t.dtype(), [&]<typename From>() {
+    dispatch(dtype, [&]<typename To>() {
+      const From* src = t.data_ptr<From>();
+      To* dst = out.data_ptr<To>();
+      for (int64_t i = 0; i < t.numel(); ++i) dst[i] = static_cast<To>(src[i]);
+    });
+  });
+  return out;
+}
+
+Tensor scalar_operand(const Tensor& a, Scalar s) {
+  check_defined(a, "scalar op");
+  return scalar_tensor(s, {.dtype = result_type(a.dtype(), s.dtype())});
+}
+
+}  // namespace minigrad::detail

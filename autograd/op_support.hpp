@@ -1,0 +1,102 @@
+// Helpers every op file uses: argument checks with clear messages, recording an op in the graph,
+// and walking two broadcast operands. Internal to the library (namespace detail): an op reads as
+//   check inputs -> compute the forward on raw data -> record(out, name, inputs, backward).
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+
+namespace minigrad::detail {
+
+/// Joins the parts into one message; Shapes print as `[2, 3]`.
+template <typename... Parts> std::string concat(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+/// The one checking helper: throws Exception(message) when `ok` is false. Messages start with the
+/// op's name and give the shapes involved: `matmul: cannot multiply [2, 3] by [4, 5] (...)`.
+template <typename Exception = std::invalid_argument, typename... Parts>
+void check(bool ok, const Parts&... parts) {
+  if (!ok) throw Exception(concat(parts...));
+}
+
+/// Turns a possibly negative dim into 0..ndim-1. Throws std::out_of_range naming op and shape.
+int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op);
+/// As normalize_dim, for a position where a new dim is inserted (0..ndim).
+int64_t normalize_insert_dim(int64_t dim, const Shape& shape, const char* op);
+
+/// Throws std::invalid_argument unless the tensor is defined; every op calls it on its inputs.
+void check_defined(const Tensor& t, const char* op);
+
+/// Row-major strides of a contiguous shape: [2, 3, 4] -> [12, 4, 1].
+std::vector<int64_t> contiguous_strides(const Shape& shape);
+
+/// Records `out` as the result of op `name` when grad mode is on and some input requires grad:
+/// out gets requires_grad and a grad_fn holding the inputs and the backward function.
+/// Returns `out` either way.
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward);
+
+/// The same data under a new, unrecorded handle: what a backward lambda captures when it needs
+/// an op's output (never the output itself, which would own the node that owns the lambda).
+Tensor saved(const Tensor& t);
+
+/// Data converted to dtype (or the tensor itself if it already has it). Not recorded.
+Tensor convert(const Tensor& t, Dtype dtype);
+
+/// One matrix product on raw row-major data: c = x @ y, or c += x @ y with `accumulate`.
+/// c is [rows, cols]; x is [rows, inner], or stored [inner, rows] and read transposed when trans_x;
+/// y is [inner, cols], or stored [cols, inner] and read transposed when trans_y (the BLAS
+/// transpose flags: no transposed copy is made). T is float or double (cblas_sgemm, cblas_dgemm)
+/// or int64_t (a plain loop). Zero sizes are handled here and never reach the BLAS; each size
+/// must be at most INT_MAX (the caller checks, naming its shapes). Defined in ops_matmul.cpp.
+template <typename T>
+void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
+          bool accumulate, T* c);
+
+/// Calls f(i_out, i_a, i_b) for every element of the broadcast result `out_shape`, with the
+/// offsets of the matching elements of a (shape a_shape) and b (shape b_shape).
+template <typename F>
+void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f);
+
+/// The strides of `shape` seen from the broadcast shape `out` (0 along stretched dims).
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
+
+template <typename F>
+void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f) {
+  const int64_t n = shape_numel(out_shape);
+  if (n == 0) return;
+  const bool a_same = a_shape == out_shape, b_same = b_shape == out_shape;
+  const bool a_one = shape_numel(a_shape) == 1, b_one = shape_numel(b_shape) == 1;
+  // Fast paths: equal shapes, or one side a single number.
+  if ((a_same || a_one) && (b_same || b_one)) {
+    for (int64_t i = 0; i < n; ++i) f(i, a_one ? 0 : i, b_one ? 0 : i);
+    return;
+  }
+  // General case: an odometer over the output index, advancing each input's offset by its stride.
+  const auto sa = broadcast_strides(a_shape, out_shape), sb = broadcast_strides(b_shape, out_shape);
+  const int64_t ndim = static_cast<int64_t>(out_shape.size());
+  const int64_t inner = out_shape.back(), inner_a = sa.back(), inner_b = sb.back();
+  std::vector<int64_t> index(ndim, 0);
+  int64_t ia = 0, ib = 0;
+  for (int64_t i = 0; i < n; i += inner) {
+    for (int64_t k = 0; k < inner; ++k) f(i + k, ia + k * inner_a, ib + k * inner_b);
+    for (int64_t d = ndim - 2; d >= 0; --d) {  // carry into the outer dims
+      ++index[d];
+      ia += sa[d];
+      ib += sb[d];
+      if (index[d] < out_shape[d]) break;
+      ia -= sa[d] * out_shape[d];
+      ib -= sb[d] * out_shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace minigrad::detail

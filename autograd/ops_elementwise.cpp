@@ -1,0 +1,355 @@
+// Elementwise ops: arithmetic with broadcasting, the usual functions, comparisons.
+//
+// Each op computes its forward with a plain loop over raw data and records a backward lambda
+// right below it. Binary ops share one broadcasting kernel (binary_kernel) and undo broadcasting
+// in their backward with sum_to, the one place that knows how.
+#include <cmath>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad {
+
+using detail::check;
+using detail::check_defined;
+
+// ---- broadcasting ----------------------------------------------------------------------------
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  const size_t ndim = std::max(a.size(), b.size());
+  Shape out(ndim, 1);
+  for (size_t i = 0; i < ndim; ++i) {  // align at the right
+    const int64_t sa = i < a.size() ? a[a.size() - 1 - i] : 1;
+    const int64_t sb = i < b.size() ? b[b.size() - 1 - i] : 1;
+    check(sa == sb || sa == 1 || sb == 1, op, ": shapes ", a, " and ", b, " cannot be broadcast (size ", sa,
+          " vs ", sb, " at dim ", static_cast<int64_t>(ndim - 1 - i), ")");
+    out[ndim - 1 - i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  Tensor out = zeros(shape, {.dtype = grad.dtype()});
+  dispatch(grad.dtype(), [&]<typename T>() {
+    const T* g = grad.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    // Walk the gradient (the broadcast shape) and add each element into the input element it came from.
+    detail::for_each_broadcast(grad.shape(), grad.shape(), shape,
+                               [&](int64_t i, int64_t, int64_t j) { o[j] = static_cast<T>(o[j] + g[i]); });
+  });
+  return out;
+}
+
+namespace {
+
+// out[i] = f(a[i'], b[i'']) over the broadcast shape, both operands first converted to `compute`;
+// the result has dtype `result` (the same, or bool for comparisons).
+template <typename F>
+Tensor binary_kernel(const Tensor& a, const Tensor& b, const char* op, Dtype compute, Dtype result, F f) {
+  check_defined(a, op);
+  check_defined(b, op);
+  const Shape shape = broadcast_shapes(a.shape(), b.shape(), op);
+  const Tensor ca = detail::convert(a, compute), cb = detail::convert(b, compute);
+  Tensor out = detail::new_tensor(shape, result);
+  dispatch(compute, [&]<typename T>() {
+    dispatch(result, [&]<typename R>() {
+      const T* x = ca.data_ptr<T>();
+      const T* y = cb.data_ptr<T>();
+      R* o = out.data_ptr<R>();
+      detail::for_each_broadcast(shape, a.shape(), b.shape(),
+                                 [&](int64_t i, int64_t ia, int64_t ib) { o[i] = static_cast<R>(f(x[ia], y[ib])); });
+    });
+  });
+  return out;
+}
+
+Dtype arithmetic_dtype(const Tensor& a, const Tensor& b, const char* op) {
+  const Dtype dtype = promote_types(a.dtype(), b.dtype());
+  check(dtype != kBool, op, ": arithmetic on two bool tensors is not supported; convert with .to(kInt64) first");
+  return dtype;
+}
+
+// out[i] = f(a[i]) in a's dtype (after `promote_to_float` lifts int64/bool to float32, as PyTorch
+// does for exp, log, ...).
+template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool promote_to_float, F f) {
+  check_defined(a, op);
+  const Dtype dtype = promote_to_float && !a.is_floating_point() ? kFloat32 : a.dtype();
+  check(dtype != kBool, op, ": not supported for bool tensors");
+  const Tensor x = detail::convert(a, dtype);
+  Tensor out = detail::new_tensor(a.shape(), dtype);
+  dispatch_numeric(dtype, op, [&]<typename T>() {
+    const T* in = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(f(in[i]));
+  });
+  return out;
+}
+
+// grad_a[i] = f(grad[i], saved[i]): the shape of most unary backwards (saved is the input or the
+// output, same shape and dtype as grad).
+template <typename F> Tensor backward_map(const Tensor& grad, const Tensor& saved, F f) {
+  Tensor out = detail::new_tensor(grad.shape(), grad.dtype());
+  const Tensor s = detail::convert(saved, grad.dtype());
+  dispatch_floating(grad.dtype(), "backward", [&]<typename T>() {
+    const T* g = grad.data_ptr<T>();
+    const T* x = s.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < grad.numel(); ++i) o[i] = static_cast<T>(f(g[i], x[i]));
+  });
+  return out;
+}
+
+}  // namespace
+
+// ---- arithmetic --------------------------------------------------------------------------------
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_kernel(a, b, "add", arithmetic_dtype(a, b, "add"), arithmetic_dtype(a, b, "add"),
+                             [](auto x, auto y) { return x + y; });
+  return detail::record(out, "AddBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(grad, in[1].shape())};
+  });
+}
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_kernel(a, b, "sub", arithmetic_dtype(a, b, "sub"), arithmetic_dtype(a, b, "sub"),
+                             [](auto x, auto y) { return x - y; });
+  return detail::record(out, "SubBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(neg(grad), in[1].shape())};
+  });
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_kernel(a, b, "mul", arithmetic_dtype(a, b, "mul"), arithmetic_dtype(a, b, "mul"),
+                             [](auto x, auto y) { return x * y; });
+  return detail::record(out, "MulBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{in[0].requires_grad() ? sum_to(mul(grad, in[1]), in[0].shape()) : Tensor(),
+                               in[1].requires_grad() ? sum_to(mul(grad, in[0]), in[1].shape()) : Tensor()};
+  });
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  // True division, as Python's `/`: integers are divided as float32.
+  const Dtype dtype = is_floating_point(promote_types(a.dtype(), b.dtype())) ? promote_types(a.dtype(), b.dtype())
+                                                                             : kFloat32;
+  Tensor out = binary_kernel(a, b, "div", dtype, dtype, [](auto x, auto y) { return x / y; });
+  return detail::record(out, "DivBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    const Tensor& a = in[0];
+    const Tensor& b = in[1];
+    return std::vector<Tensor>{a.requires_grad() ? sum_to(div(grad, b), a.shape()) : Tensor(),
+                               b.requires_grad() ? sum_to(neg(div(mul(grad, a), mul(b, b))), b.shape()) : Tensor()};
+  });
+}
+
+Tensor neg(const Tensor& a) {
+  Tensor out = unary_kernel(a, "neg", false, [](auto x) { return -x; });
+  return detail::record(out, "NegBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{neg(grad)};
+  });
+}
+
+Tensor pow(const Tensor& a, double exponent) {
+  Tensor out = unary_kernel(a, "pow", !(exponent == std::floor(exponent) && exponent >= 0),
+                            [exponent](auto x) { return std::pow(x, static_cast<decltype(x)>(exponent)); });
+  return detail::record(out, "PowBackward0", {a}, [exponent](const Tensor& grad, const std::vector<Tensor>& in) {
+    if (exponent == 0.0) return std::vector<Tensor>{zeros_like(grad)};  // d/da a^0 = 0, even at a = 0
+    return std::vector<Tensor>{backward_map(grad, in[0], [exponent](auto g, auto x) {
+      using T = decltype(x);
+      return g * static_cast<T>(exponent) * std::pow(x, static_cast<T>(exponent - 1));
+    })};
+  });
+}
+
+// ---- functions -----------------------------------------------------------------------------------
+
+Tensor exp(const Tensor& a) {
+  Tensor out = unary_kernel(a, "exp", true, [](auto x) { return std::exp(x); });
+  return detail::record(out, "ExpBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * y; })};
+  });
+}
+
+Tensor log(const Tensor& a) {
+  Tensor out = unary_kernel(a, "log", true, [](auto x) { return std::log(x); });
+  return detail::record(out, "LogBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) { return g / x; })};
+  });
+}
+
+Tensor sqrt(const Tensor& a) {
+  Tensor out = unary_kernel(a, "sqrt", true, [](auto x) { return std::sqrt(x); });
+  return detail::record(out, "SqrtBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g / (2 * y); })};
+  });
+}
+
+Tensor abs(const Tensor& a) {
+  Tensor out = unary_kernel(a, "abs", false, [](auto x) { return x < 0 ? -x : x; });
+  return detail::record(out, "AbsBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) {
+      using T = decltype(x);
+      return x > 0 ? g : (x < 0 ? -g : T(0));
+    })};
+  });
+}
+
+Tensor relu(const Tensor& a) {
+  Tensor out = unary_kernel(a, "relu", false, [](auto x) { return x > 0 ? x : decltype(x)(0); });
+  return detail::record(out, "ReluBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return y > 0 ? g : decltype(g)(0); })};
+  });
+}
+
+Tensor tanh(const Tensor& a) {
+  Tensor out = unary_kernel(a, "tanh", true, [](auto x) { return std::tanh(x); });
+  return detail::record(out, "TanhBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * (1 - y * y); })};
+  });
+}
+
+Tensor sigmoid(const Tensor& a) {
+  // Written per sign so e^x never overflows: for x < 0, 1/(1+e^-x) = e^x/(1+e^x).
+  Tensor out = unary_kernel(a, "sigmoid", true, [](auto x) -> decltype(x) {
+    using T = decltype(x);
+    if (x >= 0) return T(1) / (T(1) + std::exp(-x));
+    const T e = std::exp(x);
+    return e / (T(1) + e);
+  });
+  return detail::record(out, "SigmoidBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * y * (1 - y); })};
+  });
+}
+
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+  check(min || max, "clamp: at least one of min and max must be given");
+  const double lo = min.value_or(-INFINITY), hi = max.value_or(INFINITY);
+  Tensor out = unary_kernel(a, "clamp", false, [lo, hi](auto x) {
+    using T = decltype(x);
+    if (std::isnan(static_cast<double>(x))) return x;  // nan stays nan, as PyTorch
+    return static_cast<double>(x) < lo ? static_cast<T>(lo) : (static_cast<double>(x) > hi ? static_cast<T>(hi) : x);
+  });
+  return detail::record(out, "ClampBackward1", {a}, [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{backward_map(grad, in[0], [lo, hi](auto g, auto x) {
+      return x >= lo && x <= hi ? g : decltype(g)(0);
+    })};
+  });
+}
+
+namespace {
+// `t` copied out to `shape` (which it broadcasts to); not recorded.
+Tensor expand_copy(const Tensor& t, const Shape& shape) {
+  if (t.shape() == shape) return t;
+  Tensor out = detail::new_tensor(shape, t.dtype());
+  dispatch(t.dtype(), [&]<typename T>() {
+    const T* src = t.data_ptr<T>();
+    T* dst = out.data_ptr<T>();
+    detail::for_each_broadcast(shape, t.shape(), t.shape(), [&](int64_t i, int64_t j, int64_t) { dst[i] = src[j]; });
+  });
+  return out;
+}
+
+void check_mask(const Tensor& mask, const char* op) {
+  check_defined(mask, op);
+  check(mask.dtype() == kBool, op, ": the mask must be a bool tensor, got ", dtype_name(mask.dtype()),
+        " (make one with a comparison such as x < 0)");
+}
+
+// out[i] = mask[i] ? fill : x[i] over one shape; the heart of where, masked_fill and their backwards.
+Tensor select_by_mask(const Tensor& mask, const Tensor& fill, const Tensor& x) {
+  Tensor out = detail::new_tensor(x.shape(), x.dtype());
+  const Tensor f = detail::convert(fill, x.dtype());
+  dispatch(x.dtype(), [&]<typename T>() {
+    const bool* m = mask.data_ptr<bool>();
+    const T* a = f.data_ptr<T>();
+    const T* b = x.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const bool one_fill = f.numel() == 1;
+    for (int64_t i = 0; i < x.numel(); ++i) o[i] = m[i] ? a[one_fill ? 0 : i] : b[i];
+  });
+  return out;
+}
+}  // namespace
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  check_mask(condition, "where");
+  check_defined(a, "where");
+  check_defined(b, "where");
+  const Shape shape = broadcast_shapes(broadcast_shapes(condition.shape(), a.shape(), "where"), b.shape(), "where");
+  const Dtype dtype = promote_types(a.dtype(), b.dtype());
+  const Tensor mask = expand_copy(condition, shape);
+  Tensor out = select_by_mask(mask, expand_copy(detail::convert(a, dtype), shape), expand_copy(detail::convert(b, dtype), shape));
+  return detail::record(out, "WhereBackward0", {a, b}, [mask](const Tensor& grad, const std::vector<Tensor>& in) {
+    const Tensor zero = zeros({}, {.dtype = grad.dtype()});
+    return std::vector<Tensor>{sum_to(select_by_mask(mask, grad, expand_copy(zero, grad.shape())), in[0].shape()),
+                               sum_to(select_by_mask(mask, zero, grad), in[1].shape())};
+  });
+}
+
+Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
+  check_defined(a, "masked_fill");
+  check_mask(mask, "masked_fill");
+  check(broadcast_shapes(a.shape(), mask.shape(), "masked_fill") == a.shape(), "masked_fill: mask of shape ",
+        mask.shape(), " does not broadcast to the tensor's shape ", a.shape());
+  const Tensor full_mask = expand_copy(mask, a.shape());
+  Tensor out = select_by_mask(full_mask, scalar_tensor(value, {.dtype = a.dtype()}), a);
+  return detail::record(out, "MaskedFillBackward0", {a}, [full_mask](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{select_by_mask(full_mask, zeros({}, {.dtype = grad.dtype()}), grad)};
+  });
+}
+
+// ---- comparisons -----------------------------------------------------------------------------------
+
+namespace {
+template <typename F> Tensor compare(const Tensor& a, const Tensor& b, const char* op, F f) {
+  check_defined(a, op);
+  check_defined(b, op);
+  return binary_kernel(a, b, op, promote_types(a.dtype(), b.dtype()), kBool, f);
+}
+}  // namespace
+
+Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, "lt", [](auto x, auto y) { return x < y; }); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, "le", [](auto x, auto y) { return x <= y; }); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, "gt", [](auto x, auto y) { return x > y; }); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, "ge", [](auto x, auto y) { return x >= y; }); }
+Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, "eq", [](auto x, auto y) { return x == y; }); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, "ne", [](auto x, auto y) { return x != y; }); }
+
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, Scalar s) { return lt(a, detail::scalar_operand(a, s)); }
+Tensor operator<=(const Tensor& a, Scalar s) { return le(a, detail::scalar_operand(a, s)); }
+Tensor operator>(const Tensor& a, Scalar s) { return gt(a, detail::scalar_operand(a, s)); }
+Tensor operator>=(const Tensor& a, Scalar s) { return ge(a, detail::scalar_operand(a, s)); }
+Tensor operator==(const Tensor& a, Scalar s) { return eq(a, detail::scalar_operand(a, s)); }
+Tensor operator!=(const Tensor& a, Scalar s) { return ne(a, detail::scalar_operand(a, s)); }
+
+bool equal(const Tensor& a, const Tensor& b) {
+  check_defined(a, "equal");
+  check_defined(b, "equal");
+  if (a.shape() != b.shape()) return false;
+  const Tensor same = eq(a, b);
+  const bool* s = same.data_ptr<bool>();
+  for (int64_t i = 0; i < same.numel(); ++i)
+    if (!s[i]) return false;
+  return true;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  check_defined(a, "allclose");
+  check_defined(b, "allclose");
+  const Tensor close = binary_kernel(a, b, "allclose", kFloat64, kBool, [rtol, atol](double x, double y) {
+    if (x == y) return true;  // also equal infinities
+    return std::abs(x - y) <= atol + rtol * std::abs(y);
+  });
+  const bool* c = close.data_ptr<bool>();
+  for (int64_t i = 0; i < close.numel(); ++i)
+    if (!c[i]) return false;
+  return true;
+}
+
+}  // namespace minigrad

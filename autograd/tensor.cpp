@@ -1,0 +1,471 @@
+// Tensor handles, factories, grad mode and the in-place helpers used by init and optimizers.
+//
+// Everything here moves or fills memory; the arithmetic lives in the ops_*.cpp files and the
+// backward walk in engine.cpp.
+#include "autograd/tensor.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <ostream>
+#include <type_traits>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/random.hpp"
+
+namespace minigrad {
+
+using detail::check;
+
+// ---- shapes ----------------------------------------------------------------------------------
+
+std::string to_string(const Shape& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::ostream& operator<<(std::ostream& os, const Shape& shape) { return os << to_string(shape); }
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t size : shape) {
+    check(size >= 0, "shape ", shape, ": sizes must be non-negative");
+    check(size == 0 || n <= std::numeric_limits<int64_t>::max() / size, "shape ", shape,
+          ": the element count overflows int64");
+    n *= size;
+  }
+  return n;
+}
+
+// ---- storage -----------------------------------------------------------------------------------
+
+namespace {
+
+// 64-byte aligned so that vector loads in the BLAS and our loops never straddle a cache line.
+constexpr std::align_val_t kAlignment{64};
+
+std::shared_ptr<std::byte[]> allocate(int64_t bytes) {
+  auto* data = static_cast<std::byte*>(::operator new[](static_cast<size_t>(bytes > 0 ? bytes : 1), kAlignment));
+  return {data, [](std::byte* p) { ::operator delete[](p, kAlignment); }};
+}
+
+const char* const kDtypeMismatch = "data_ptr: the tensor's dtype is ";
+
+}  // namespace
+
+namespace detail {
+
+Tensor new_tensor(const Shape& shape, Dtype dtype) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = shape;
+  impl->dtype = dtype;
+  impl->numel = shape_numel(shape);
+  const int64_t max_elements = std::numeric_limits<int64_t>::max() / 8;
+  check(impl->numel <= max_elements, "shape ", shape, " is too large to allocate");
+  impl->storage = allocate(impl->numel * static_cast<int64_t>(element_size(dtype)));
+  return Tensor(std::move(impl));
+}
+
+void check_inplace(const Tensor& self, const char* op) {
+  check_defined(self, op);
+  check<std::runtime_error>(!(is_grad_enabled() && self.requires_grad() && self.is_leaf()), op,
+                            ": a leaf tensor that requires grad cannot be changed in place while grad mode is "
+                            "on (wrap the update in NoGradGuard)");
+}
+
+}  // namespace detail
+
+// ---- what it is ------------------------------------------------------------------------------
+
+namespace {
+const TensorImpl& impl_of(const Tensor& t) {
+  check(t.defined(), "Tensor: this tensor is undefined (default-constructed)");
+  return *t.impl();
+}
+}  // namespace
+
+const Shape& Tensor::shape() const { return impl_of(*this).shape; }
+int64_t Tensor::dim() const { return static_cast<int64_t>(shape().size()); }
+int64_t Tensor::numel() const { return impl_of(*this).numel; }
+Dtype Tensor::dtype() const { return impl_of(*this).dtype; }
+
+int64_t Tensor::size(int64_t dim) const {
+  check<std::out_of_range>(this->dim() > 0, "size: a 0-d tensor has no dims");
+  return shape()[detail::normalize_dim(dim, shape(), "size")];
+}
+
+template <typename T> T* Tensor::data_ptr() {
+  check(dtype() == dtype_of<T>(), kDtypeMismatch, dtype_name(dtype()), ", not ", dtype_name(dtype_of<T>()));
+  return reinterpret_cast<T*>(impl_->data());
+}
+
+template <typename T> const T* Tensor::data_ptr() const {
+  check(dtype() == dtype_of<T>(), kDtypeMismatch, dtype_name(dtype()), ", not ", dtype_name(dtype_of<T>()));
+  return reinterpret_cast<const T*>(impl_->data());
+}
+
+template <typename T> T Tensor::item() const {
+  check(numel() == 1, "item: a tensor with ", numel(), " elements (shape ", shape(),
+        ") cannot be converted to a number; only one-element tensors can");
+  return dispatch(dtype(), [&]<typename S>() { return static_cast<T>(data_ptr<S>()[0]); });
+}
+
+template <typename T> std::vector<T> Tensor::to_vector() const {
+  std::vector<T> out(static_cast<size_t>(numel()));
+  dispatch(dtype(), [&]<typename S>() {
+    const S* src = data_ptr<S>();
+    for (int64_t i = 0; i < numel(); ++i) out[i] = static_cast<T>(src[i]);
+  });
+  return out;
+}
+
+double Tensor::at(const std::vector<int64_t>& index) const {
+  check<std::out_of_range>(static_cast<int64_t>(index.size()) == dim(), "at: got ", index.size(),
+                           " indices for a tensor of shape ", shape());
+  int64_t offset = 0;
+  for (int64_t d = 0; d < dim(); ++d) {
+    check<std::out_of_range>(index[d] >= 0 && index[d] < shape()[d], "at: index ", index[d], " is out of range for dim ",
+                             d, " of shape ", shape());
+    offset = offset * shape()[d] + index[d];
+  }
+  return dispatch(dtype(), [&]<typename S>() { return static_cast<double>(data_ptr<S>()[offset]); });
+}
+
+#define MINIGRAD_INSTANTIATE(T)                           \
+  template T* Tensor::data_ptr<T>();                      \
+  template const T* Tensor::data_ptr<T>() const;          \
+  template T Tensor::item<T>() const;                     \
+  template std::vector<T> Tensor::to_vector<T>() const;
+MINIGRAD_INSTANTIATE(bool)
+MINIGRAD_INSTANTIATE(int64_t)
+MINIGRAD_INSTANTIATE(float)
+MINIGRAD_INSTANTIATE(double)
+#undef MINIGRAD_INSTANTIATE
+template int Tensor::item<int>() const;
+
+Tensor Tensor::from_scalar(Scalar value) { return scalar_tensor(value, {.dtype = value.dtype()}); }
+
+// ---- autograd state --------------------------------------------------------------------------
+
+bool Tensor::requires_grad() const { return impl_of(*this).requires_grad; }
+bool Tensor::is_leaf() const { return impl_of(*this).grad_fn == nullptr; }
+Tensor Tensor::grad() const { return impl_of(*this).grad; }
+std::shared_ptr<Node> Tensor::grad_fn() const { return impl_of(*this).grad_fn; }
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  check(is_leaf(), "requires_grad_: only leaf tensors can change requires_grad (this one was made by ",
+        impl_->grad_fn ? impl_->grad_fn->name : "an op", "); use detach() first");
+  check(!requires_grad || is_floating_point(), "requires_grad_: only floating-point tensors can require "
+        "gradients, this one is ", dtype_name(dtype()));
+  impl_->requires_grad = requires_grad;
+  return *this;
+}
+
+void Tensor::set_grad(const Tensor& grad) {
+  check(!grad.defined() || grad.shape() == shape(), "set_grad: gradient of shape ", grad.defined() ? grad.shape() : Shape{},
+        " does not match the tensor's shape ", shape());
+  impl_of(*this);
+  impl_->grad = grad;
+}
+
+void Tensor::retain_grad() {
+  check(requires_grad(), "retain_grad: the tensor does not require grad");
+  impl_->retains_grad = true;
+}
+
+Tensor Tensor::detach() const {
+  const TensorImpl& self = impl_of(*this);
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = self.storage;
+  impl->shape = self.shape;
+  impl->dtype = self.dtype;
+  impl->numel = self.numel;
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = detail::new_tensor(shape(), dtype());
+  std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
+  return detail::record(out, "CloneBackward0", {*this},
+                        [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{grad}; });
+}
+
+Tensor Tensor::to(Dtype dtype) const {
+  if (dtype == this->dtype()) return *this;
+  Tensor out = detail::convert(*this, dtype);
+  if (!minigrad::is_floating_point(dtype)) return out;  // integers carry no gradient
+  const Dtype from = this->dtype();
+  return detail::record(out, "ToCopyBackward0", {*this}, [from](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{detail::convert(grad, from)};
+  });
+}
+
+// ---- grad mode -----------------------------------------------------------------------------
+
+namespace {
+thread_local bool grad_enabled = true;
+}
+bool is_grad_enabled() { return grad_enabled; }
+void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
+
+// ---- in-place ------------------------------------------------------------------------------
+
+Tensor& Tensor::fill_(Scalar value) {
+  detail::check_inplace(*this, "fill_");
+  dispatch(dtype(), [&]<typename T>() {
+    T* data = data_ptr<T>();
+    const T v = value.to<T>();
+    for (int64_t i = 0; i < numel(); ++i) data[i] = v;
+  });
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_inplace(*this, "copy_");
+  detail::check_defined(src, "copy_");
+  check(src.shape() == shape(), "copy_: source of shape ", src.shape(), " does not match destination ", shape());
+  Tensor converted = detail::convert(src, dtype());
+  std::memcpy(impl_->data(), converted.impl()->data(), static_cast<size_t>(numel()) * element_size(dtype()));
+  return *this;
+}
+
+Tensor& Tensor::uniform_(double from, double to) { return uniform_(from, to, default_generator()); }
+
+Tensor& Tensor::uniform_(double from, double to, Generator& generator) {
+  detail::check_inplace(*this, "uniform_");
+  dispatch_floating(dtype(), "uniform_", [&]<typename T>() { generator.uniform(data_ptr<T>(), numel(), from, to); });
+  return *this;
+}
+
+Tensor& Tensor::normal_(double mean, double std) { return normal_(mean, std, default_generator()); }
+
+Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
+  detail::check_inplace(*this, "normal_");
+  dispatch_floating(dtype(), "normal_", [&]<typename T>() { generator.normal(data_ptr<T>(), numel(), mean, std); });
+  return *this;
+}
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  detail::check_inplace(*this, "add_");
+  detail::check_defined(other, "add_");
+  check(broadcast_shapes(shape(), other.shape(), "add_") == shape(), "add_: cannot add a tensor of shape ",
+        other.shape(), " in place to one of shape ", shape());
+  Tensor src = detail::convert(other, dtype());
+  dispatch(dtype(), [&]<typename T>() {
+    T* dst = data_ptr<T>();
+    const T* b = src.data_ptr<T>();
+    const T a = alpha.to<T>();
+    detail::for_each_broadcast(shape(), shape(), src.shape(),
+                               [&](int64_t i, int64_t, int64_t j) { dst[i] = static_cast<T>(dst[i] + a * b[j]); });
+  });
+  return *this;
+}
+
+Tensor& Tensor::mul_(Scalar factor) {
+  detail::check_inplace(*this, "mul_");
+  dispatch(dtype(), [&]<typename T>() {
+    T* data = data_ptr<T>();
+    const T f = factor.to<T>();
+    for (int64_t i = 0; i < numel(); ++i) data[i] = static_cast<T>(data[i] * f);
+  });
+  return *this;
+}
+
+// ---- factories ---------------------------------------------------------------------------------
+
+namespace {
+Tensor with_grad(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad) t.requires_grad_(true);
+  return t;
+}
+}  // namespace
+
+Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
+  Tensor out = detail::new_tensor(shape, options.dtype);
+  {
+    NoGradGuard no_grad;
+    out.fill_(value);
+  }
+  return with_grad(out, options);
+}
+
+Tensor empty(const Shape& shape, TensorOptions options) { return full(shape, 0, options); }
+Tensor zeros(const Shape& shape, TensorOptions options) { return full(shape, 0, options); }
+Tensor ones(const Shape& shape, TensorOptions options) { return full(shape, 1, options); }
+Tensor scalar_tensor(Scalar value, TensorOptions options) { return full({}, value, options); }
+
+Tensor eye(int64_t n, TensorOptions options) {
+  check(n >= 0, "eye: n must be non-negative, got ", n);
+  Tensor out = zeros({n, n}, {.dtype = options.dtype});
+  dispatch(options.dtype, [&]<typename T>() {
+    for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i * n + i] = T(1);
+  });
+  return with_grad(out, options);
+}
+
+Tensor arange(Scalar end) { return arange(0, end, 1); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step) {
+  const bool all_integers = start.dtype() != kFloat64 && end.dtype() != kFloat64 && step.dtype() != kFloat64;
+  return arange(start, end, step, {.dtype = all_integers ? kInt64 : kFloat32});
+}
+
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  const double a = start.to_double(), b = end.to_double(), s = step.to_double();
+  check(s != 0, "arange: step must be nonzero");
+  check(std::isfinite(a) && std::isfinite(b), "arange: start and end must be finite");
+  check((s > 0 && b >= a) || (s < 0 && b <= a), "arange: the step ", s, " does not lead from ", a, " to ", b);
+  const auto n = static_cast<int64_t>(std::ceil((b - a) / s));
+  Tensor out = detail::new_tensor({n}, options.dtype);
+  dispatch(options.dtype, [&]<typename T>() {
+    for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = static_cast<T>(a + static_cast<double>(i) * s);
+  });
+  return with_grad(out, options);
+}
+
+Tensor zeros_like(const Tensor& other) { return zeros(other.shape(), {.dtype = other.dtype()}); }
+Tensor ones_like(const Tensor& other) { return ones(other.shape(), {.dtype = other.dtype()}); }
+Tensor empty_like(const Tensor& other) { return empty(other.shape(), {.dtype = other.dtype()}); }
+Tensor full_like(const Tensor& other, Scalar value) { return full(other.shape(), value, {.dtype = other.dtype()}); }
+
+namespace {
+template <typename Source>
+Tensor from_values(const std::vector<Source>& data, const Shape& shape, const TensorOptions& options) {
+  check(static_cast<int64_t>(data.size()) == shape_numel(shape), "tensor: ", data.size(),
+        " values do not fill a tensor of shape ", shape, " (", shape_numel(shape), " elements)");
+  Tensor out = detail::new_tensor(shape, options.dtype);
+  dispatch(options.dtype, [&]<typename T>() {
+    T* dst = out.data_ptr<T>();
+    for (size_t i = 0; i < data.size(); ++i) dst[i] = static_cast<T>(data[i]);
+  });
+  return with_grad(out, options);
+}
+}  // namespace
+
+Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options) {
+  return from_values(data, shape, options);
+}
+Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options) {
+  return from_values(data, shape, options);
+}
+Tensor tensor(const std::vector<int64_t>& data, const Shape& shape, TensorOptions options) {
+  return from_values(data, shape, options);
+}
+Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions options) {
+  return from_values(data, shape, options);
+}
+
+Tensor tensor(List1 values, TensorOptions options) {
+  return from_values(std::vector<double>(values), {static_cast<int64_t>(values.size())}, options);
+}
+
+Tensor tensor(List2 values, TensorOptions options) {
+  std::vector<double> flat;
+  const size_t cols = values.size() ? values.begin()->size() : 0;
+  for (const List1& row : values) {
+    check(row.size() == cols, "tensor: ragged rows (", cols, " and ", row.size(), " values)");
+    flat.insert(flat.end(), row.begin(), row.end());
+  }
+  return from_values(flat, {static_cast<int64_t>(values.size()), static_cast<int64_t>(cols)}, options);
+}
+
+Tensor tensor(List3 values, TensorOptions options) {
+  std::vector<double> flat;
+  const size_t rows = values.size() ? values.begin()->size() : 0;
+  const size_t cols = rows ? values.begin()->begin()->size() : 0;
+  for (const List2& matrix : values) {
+    check(matrix.size() == rows, "tensor: ragged matrices (", rows, " and ", matrix.size(), " rows)");
+    for (const List1& row : matrix) {
+      check(row.size() == cols, "tensor: ragged rows (", cols, " and ", row.size(), " values)");
+      flat.insert(flat.end(), row.begin(), row.end());
+    }
+  }
+  return from_values(
+      flat, {static_cast<int64_t>(values.size()), static_cast<int64_t>(rows), static_cast<int64_t>(cols)}, options);
+}
+
+// ---- random factories --------------------------------------------------------------------------
+
+Tensor rand(const Shape& shape, TensorOptions options) { return rand(shape, default_generator(), options); }
+Tensor rand(const Shape& shape, Generator& generator, TensorOptions options) {
+  Tensor out = detail::new_tensor(shape, options.dtype);
+  out.uniform_(0.0, 1.0, generator);
+  return with_grad(out, options);
+}
+
+Tensor randn(const Shape& shape, TensorOptions options) { return randn(shape, default_generator(), options); }
+Tensor randn(const Shape& shape, Generator& generator, TensorOptions options) {
+  Tensor out = detail::new_tensor(shape, options.dtype);
+  out.normal_(0.0, 1.0, generator);
+  return with_grad(out, options);
+}
+
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options) {
+  return randint(low, high, shape, default_generator(), options);
+}
+Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator, TensorOptions options) {
+  check(low < high, "randint: low (", low, ") must be less than high (", high, ")");
+  Tensor values = detail::new_tensor(shape, kInt64);
+  generator.random_from_to(values.data_ptr<int64_t>(), values.numel(), low, high);
+  return with_grad(detail::convert(values, options.dtype), options);
+}
+
+Tensor randperm(int64_t n, TensorOptions options) { return randperm(n, default_generator(), options); }
+Tensor randperm(int64_t n, Generator& generator, TensorOptions options) {
+  check(n >= 0, "randperm: n must be non-negative, got ", n);
+  Tensor values = detail::new_tensor({n}, kInt64);
+  generator.randperm(values.data_ptr<int64_t>(), n);
+  return with_grad(detail::convert(values, options.dtype), options);
+}
+
+// ---- method spellings of ops -----------------------------------------------------------------
+
+Tensor Tensor::operator[](int64_t index) const { return minigrad::select(*this, 0, index); }
+Tensor Tensor::select(int64_t dim, int64_t index) const { return minigrad::select(*this, dim, index); }
+Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const { return minigrad::slice(*this, dim, start, end); }
+Tensor Tensor::reshape(const Shape& shape) const { return minigrad::reshape(*this, shape); }
+Tensor Tensor::view(const Shape& shape) const { return minigrad::view(*this, shape); }
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return minigrad::flatten(*this, start_dim, end_dim); }
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return minigrad::transpose(*this, dim0, dim1); }
+Tensor Tensor::t() const { return minigrad::t(*this); }
+Tensor Tensor::permute(const std::vector<int64_t>& dims) const { return minigrad::permute(*this, dims); }
+Tensor Tensor::unsqueeze(int64_t dim) const { return minigrad::unsqueeze(*this, dim); }
+Tensor Tensor::squeeze() const { return minigrad::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t dim) const { return minigrad::squeeze(*this, dim); }
+Tensor Tensor::matmul(const Tensor& other) const { return minigrad::matmul(*this, other); }
+Tensor Tensor::pow(double exponent) const { return minigrad::pow(*this, exponent); }
+Tensor Tensor::exp() const { return minigrad::exp(*this); }
+Tensor Tensor::log() const { return minigrad::log(*this); }
+Tensor Tensor::sqrt() const { return minigrad::sqrt(*this); }
+Tensor Tensor::abs() const { return minigrad::abs(*this); }
+Tensor Tensor::neg() const { return minigrad::neg(*this); }
+Tensor Tensor::relu() const { return minigrad::relu(*this); }
+Tensor Tensor::tanh() const { return minigrad::tanh(*this); }
+Tensor Tensor::sigmoid() const { return minigrad::sigmoid(*this); }
+Tensor Tensor::sum() const { return minigrad::sum(*this); }
+Tensor Tensor::sum(int64_t dim, bool keepdim) const { return minigrad::sum(*this, dim, keepdim); }
+Tensor Tensor::mean() const { return minigrad::mean(*this); }
+Tensor Tensor::mean(int64_t dim, bool keepdim) const { return minigrad::mean(*this, dim, keepdim); }
+Tensor Tensor::max() const { return minigrad::max(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return minigrad::max(*this, dim, keepdim); }
+Tensor Tensor::min() const { return minigrad::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return minigrad::min(*this, dim, keepdim); }
+Tensor Tensor::argmax() const { return minigrad::argmax(*this); }
+Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return minigrad::argmax(*this, dim, keepdim); }
+Tensor Tensor::softmax(int64_t dim) const { return minigrad::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return minigrad::log_softmax(*this, dim); }
+Tensor Tensor::clamp(std::optional<double> min, std::optional<double> max) const {
+  return minigrad::clamp(*this, min, max);
+}
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return minigrad::masked_fill(*this, mask, value); }
+bool Tensor::equal(const Tensor& other) const { return minigrad::equal(*this, other); }
+bool Tensor::allclose(const Tensor& other, double rtol, double atol) const {
+  return minigrad::allclose(*this, other, rtol, atol);
+}
+
+}  // namespace minigrad

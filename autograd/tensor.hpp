@@ -1,0 +1,304 @@
+// Tensor: an n-dimensional array that remembers how it was computed.
+//
+// A Tensor is a cheap handle: a shared_ptr to a TensorImpl (storage, shape, dtype, requires_grad,
+// grad, grad_fn). Copying a Tensor aliases the same data, exactly as assigning a tensor in Python
+// does; use clone() for an independent copy. Storage is contiguous and row-major: reshape and view
+// share it, while select, slice, transpose and permute return new contiguous tensors (copies, not
+// views: writing into them does not change the original, unlike PyTorch).
+//
+// The ops themselves (add, matmul, sum, ...) are declared in "autograd/ops.hpp"; the methods below
+// that share their names forward to them, so `x.sum()` and `minigrad::sum(x)` are the same call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "autograd/dtype.hpp"
+
+namespace minigrad {
+
+class Generator;
+struct Node;
+struct TensorImpl;
+
+/// A tensor's sizes, one per dimension; `[2, 128]` when printed (PyTorch's `torch.Size`).
+/// A plain std::vector<int64_t> that lives in namespace minigrad so `std::cout << x.shape()` works.
+struct Shape : std::vector<int64_t> {
+  using std::vector<int64_t>::vector;
+  Shape() = default;
+  Shape(std::vector<int64_t> sizes) : std::vector<int64_t>(std::move(sizes)) {}  // NOLINT
+};
+
+/// "[2, 128]"; "[]" for a 0-d tensor.
+std::string to_string(const Shape& shape);
+std::ostream& operator<<(std::ostream& os, const Shape& shape);
+
+/// Product of the sizes (1 for a 0-d shape). Throws std::invalid_argument for a negative size or
+/// an element count that overflows int64.
+int64_t shape_numel(const Shape& shape);
+
+/// Options for factories (PyTorch's `TensorOptions`): `zeros({2, 3}, {.dtype = kFloat64})`.
+struct TensorOptions {
+  Dtype dtype = kFloat32;
+  bool requires_grad = false;
+};
+
+class Tensor {
+ public:
+  /// An undefined tensor (like a default `at::Tensor`): only defined() may be called on it.
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  /// A 0-d tensor holding one number, of the scalar's category (float64 for 2.5, int64 for 2).
+  /// Prefer `scalar_tensor(value, options)` to choose the dtype.
+  static Tensor from_scalar(Scalar value);
+
+  // ---- what it is --------------------------------------------------------------------------
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const;        ///< sizes per dimension (`x.shape`)
+  int64_t size(int64_t dim) const;   ///< one size; negative dims count from the end (`x.size(d)`)
+  int64_t dim() const;               ///< number of dimensions (`x.dim()`)
+  int64_t numel() const;             ///< number of elements (`x.numel()`)
+  Dtype dtype() const;               ///< element type (`x.dtype`)
+  bool is_floating_point() const { return minigrad::is_floating_point(dtype()); }
+
+  /// The single element as T (`x.item()`); converts between dtypes as PyTorch does.
+  /// Throws std::invalid_argument if numel() != 1.
+  template <typename T> T item() const;
+
+  /// Raw row-major data. Throws std::invalid_argument if T is not the tensor's element type.
+  template <typename T> T* data_ptr();
+  template <typename T> const T* data_ptr() const;
+
+  /// All elements as a flat vector of T, converting from the tensor's dtype (for tests and output).
+  template <typename T> std::vector<T> to_vector() const;
+
+  /// One element by full index, converted to double (for tests): `x.at({0, 3})`.
+  /// Throws std::out_of_range for a wrong number of indices or an index out of range.
+  double at(const std::vector<int64_t>& index) const;
+
+  // ---- autograd ----------------------------------------------------------------------------
+  bool requires_grad() const;
+  /// Starts (or stops) recording ops on this leaf (`x.requires_grad_()`). Throws
+  /// std::invalid_argument for an int64/bool tensor or a non-leaf.
+  Tensor& requires_grad_(bool requires_grad = true);
+  /// True for tensors made by the user, false for results of recorded ops (`x.is_leaf`).
+  bool is_leaf() const;
+  /// The accumulated gradient (`x.grad`); undefined until a backward() reaches this tensor.
+  Tensor grad() const;
+  /// Replaces the gradient (undefined resets it, as `x.grad = None`).
+  void set_grad(const Tensor& grad);
+  /// The node that produced this tensor, or nullptr for a leaf (`x.grad_fn`).
+  std::shared_ptr<Node> grad_fn() const;
+  /// Keep .grad() for this non-leaf too after backward (`x.retain_grad()`).
+  void retain_grad();
+
+  /// Computes d(this)/d(leaf) for every leaf that requires grad and ADDS it to leaf.grad()
+  /// (gradients accumulate across calls, as in PyTorch; zero them between steps).
+  /// `gradient` is d(loss)/d(this); it may be omitted only for a one-element tensor.
+  /// Without retain_graph the graph's saved data is freed and a second backward through it throws
+  /// std::runtime_error. Throws std::runtime_error if this tensor does not require grad,
+  /// std::invalid_argument for a gradient of the wrong shape. Mirrors `Tensor.backward`.
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+
+  /// Same data, cut from the graph: no grad_fn, requires_grad false (`x.detach()`).
+  Tensor detach() const;
+  /// An independent copy of the data, recorded in the graph (`x.clone()`).
+  Tensor clone() const;
+  /// Converted to another dtype; returns *this unchanged if it already has it (`x.to(dtype)`).
+  Tensor to(Dtype dtype) const;
+
+  // ---- in-place, never recorded (used for initialisation and optimizer steps) ---------------
+  // Each throws std::runtime_error on a leaf that requires grad while grad mode is on
+  // (wrap it in NoGradGuard), as PyTorch does.
+  Tensor& fill_(Scalar value);                                   ///< every element = value
+  Tensor& zero_();                                               ///< every element = 0
+  Tensor& copy_(const Tensor& src);                              ///< same shape required
+  Tensor& uniform_(double from = 0.0, double to = 1.0);          ///< U(from, to), default generator
+  Tensor& uniform_(double from, double to, Generator& generator);
+  Tensor& normal_(double mean = 0.0, double std = 1.0);          ///< N(mean, std^2)
+  Tensor& normal_(double mean, double std, Generator& generator);
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);           ///< this += alpha * other (broadcast)
+  Tensor& mul_(Scalar factor);                                   ///< this *= factor
+
+  // ---- method spellings of ops (defined in ops.cpp) -----------------------------------------
+  Tensor operator[](int64_t index) const;  ///< select(0, index): `x[0]`
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor slice(int64_t dim, int64_t start, int64_t end) const;
+  Tensor reshape(const Shape& shape) const;
+  Tensor view(const Shape& shape) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor permute(const std::vector<int64_t>& dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor pow(double exponent) const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor relu() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor argmax() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor clamp(std::optional<double> min, std::optional<double> max = std::nullopt) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  bool equal(const Tensor& other) const;
+  bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const;
+
+  /// The implementation, for code inside the library.
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+/// What a Tensor handle points to. Library code reads and writes it; users go through Tensor.
+struct TensorImpl {
+  std::shared_ptr<std::byte[]> storage;  ///< shared by reshape/view/detach results
+  Shape shape;
+  Dtype dtype = kFloat32;
+  int64_t numel = 0;
+  bool requires_grad = false;
+  bool retains_grad = false;
+  Tensor grad;                     ///< accumulated gradient (leaves, and retain_grad non-leaves)
+  std::shared_ptr<Node> grad_fn;   ///< the op that made this tensor; null for a leaf
+  std::string name;                ///< optional label for errors and graph drawing
+
+  void* data() const { return storage.get(); }
+};
+
+/// One recorded op in the graph (PyTorch's `grad_fn`, e.g. `MulBackward0`).
+/// `backward` gets the gradient of the op's output and the op's inputs, and returns one gradient
+/// per input (undefined where the input does not require grad). It captures only saved data it
+/// needs, never the output tensor itself, so no node can keep itself alive.
+struct Node {
+  using BackwardFn =
+      std::function<std::vector<Tensor>(const Tensor& grad, const std::vector<Tensor>& inputs)>;
+
+  std::string name;             ///< "MulBackward0", as PyTorch names it
+  std::vector<Tensor> inputs;   ///< the op's tensor inputs, in order
+  BackwardFn backward;          ///< emptied after a backward() without retain_graph
+  Shape output_shape;           ///< for error messages and graph drawing
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  /// Frees the chain of nodes behind this one iteratively, so dropping a 100,000-op graph cannot
+  /// overflow the stack with nested destructor calls.
+  ~Node();
+};
+
+// ---- grad mode -------------------------------------------------------------------------------
+
+/// True while ops are recorded (`torch.is_grad_enabled()`); per thread.
+bool is_grad_enabled();
+/// Turns recording on or off for this thread (`torch.set_grad_enabled`).
+void set_grad_enabled(bool enabled);
+
+/// While alive, ops are not recorded (`torch::NoGradGuard`, Python's `with torch.no_grad():`).
+class NoGradGuard {
+ public:
+  NoGradGuard() : previous_(is_grad_enabled()) { set_grad_enabled(false); }
+  ~NoGradGuard() { set_grad_enabled(previous_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+
+// ---- factories (PyTorch's names; shapes are `{2, 128}`) ---------------------------------------
+
+/// A new tensor of the given shape (`torch.empty`). PyTorch leaves the memory uninitialised; we
+/// zero it, so a forgotten initialisation never reads garbage.
+Tensor empty(const Shape& shape, TensorOptions options = {});
+Tensor zeros(const Shape& shape, TensorOptions options = {});   ///< all 0 (`torch.zeros`)
+Tensor ones(const Shape& shape, TensorOptions options = {});    ///< all 1 (`torch.ones`)
+/// All `value` (`torch.full`); dtype float32 unless options say otherwise.
+Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
+/// 0-d tensor holding `value` (`torch.tensor(2.5)` / `torch.scalar_tensor`).
+Tensor scalar_tensor(Scalar value, TensorOptions options = {});
+/// Identity matrix [n, n] (`torch.eye`).
+Tensor eye(int64_t n, TensorOptions options = {});
+/// start, start+step, ... below end, 1-d (`torch.arange`). Dtype int64 when options.dtype is
+/// left at its default and all three are integers, as PyTorch infers. Throws for step == 0 or a
+/// step of the wrong sign.
+Tensor arange(Scalar end);
+Tensor arange(Scalar start, Scalar end, Scalar step = 1);
+Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
+
+Tensor zeros_like(const Tensor& other);   ///< same shape and dtype (`torch.zeros_like`)
+Tensor ones_like(const Tensor& other);
+Tensor empty_like(const Tensor& other);
+Tensor full_like(const Tensor& other, Scalar value);
+
+/// From data and a shape: `tensor({1, 2, 3, 4}, {2, 2})`. Throws std::invalid_argument if the
+/// element count does not match the shape.
+Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options = {});
+Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options = {});
+Tensor tensor(const std::vector<int64_t>& data, const Shape& shape, TensorOptions options = {.dtype = kInt64});
+Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions options = {.dtype = kBool});
+
+/// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: 1-d, 2-d and 3-d; float32 unless
+/// options say otherwise. Throws std::invalid_argument for ragged rows.
+using List1 = std::initializer_list<double>;
+using List2 = std::initializer_list<List1>;
+using List3 = std::initializer_list<List2>;
+Tensor tensor(List1 values, TensorOptions options = {});
+Tensor tensor(List2 values, TensorOptions options = {});
+Tensor tensor(List3 values, TensorOptions options = {});
+
+// ---- random factories: same numbers as PyTorch's CPU generator for the same seed -------------
+
+/// U[0, 1) (`torch.rand`). Floating dtypes only.
+Tensor rand(const Shape& shape, TensorOptions options = {});
+Tensor rand(const Shape& shape, Generator& generator, TensorOptions options = {});
+/// N(0, 1) (`torch.randn`). Floating dtypes only.
+Tensor randn(const Shape& shape, TensorOptions options = {});
+Tensor randn(const Shape& shape, Generator& generator, TensorOptions options = {});
+/// Integers in [low, high), int64 (`torch.randint`). Throws if low >= high.
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options = {.dtype = kInt64});
+Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator,
+               TensorOptions options = {.dtype = kInt64});
+/// A random permutation of 0..n-1, int64 (`torch.randperm`).
+Tensor randperm(int64_t n, TensorOptions options = {.dtype = kInt64});
+Tensor randperm(int64_t n, Generator& generator, TensorOptions options = {.dtype = kInt64});
+
+/// Prints as PyTorch does: `tensor([[ 0.1234, -1.0000]])`, summarised with `...` above 1000
+/// elements, with `dtype=`, `requires_grad=True` or `grad_fn=<...>` suffixes where PyTorch adds them.
+std::ostream& operator<<(std::ostream& os, const Tensor& tensor);
+/// The same text as operator<<.
+std::string to_string(const Tensor& tensor);
+
+// ---- internals shared by the op files ---------------------------------------------------------
+namespace detail {
+/// A new contiguous tensor, not recorded, with uninitialised data (ops overwrite every element).
+Tensor new_tensor(const Shape& shape, Dtype dtype);
+/// Throws std::runtime_error for an in-place write to a leaf that requires grad in grad mode.
+void check_inplace(const Tensor& self, const char* op);
+}  // namespace detail
+
+}  // namespace minigrad

@@ -1,0 +1,5 @@
+// The whole public API in one include, as `#include <torch/torch.h>`:
+//   minigrad::Tensor, ops and random numbers (autograd/), minigrad::nn (nn/), minigrad::optim (optim/).
+#pragma once
+
+#include "autograd/autograd.hpp"

@@ -1,0 +1,206 @@
+// Elementwise ops: values by hand, gradients by finite differences, dtypes by PyTorch's rules,
+// and the errors a learner meets first (shapes that do not broadcast).
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "autograd/gradcheck.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/random.hpp"
+
+using namespace minigrad;
+
+namespace {
+
+// A float64 input that requires grad, with values drawn from U(lo, hi) (kept away from kinks).
+Tensor input(const Shape& shape, double lo, double hi, Generator& generator) {
+  Tensor t = rand(shape, generator, {.dtype = kFloat64});
+  {
+    NoGradGuard no_grad;
+    t = t * (hi - lo) + lo;
+  }
+  return t.detach().requires_grad_();
+}
+
+struct GradcheckCase {
+  std::string name;
+  std::function<Tensor(const std::vector<Tensor>&)> f;
+  std::vector<Shape> shapes;
+  double lo = -2.0, hi = 2.0;
+};
+
+const std::vector<GradcheckCase>& gradcheck_cases() {
+  using V = std::vector<Tensor>;
+  static const std::vector<GradcheckCase> cases = {
+      {"add same shape", [](const V& x) { return x[0] + x[1]; }, {{2, 3}, {2, 3}}},
+      {"add broadcast row", [](const V& x) { return x[0] + x[1]; }, {{4, 3}, {3}}},
+      {"add broadcast both", [](const V& x) { return x[0] + x[1]; }, {{4, 1, 3}, {2, 1}}},
+      {"add scalar", [](const V& x) { return x[0] + 1.5; }, {{3, 2}}},
+      {"sub broadcast column", [](const V& x) { return x[0] - x[1]; }, {{3, 4}, {3, 1}}},
+      {"rsub scalar", [](const V& x) { return 2.0 - x[0]; }, {{5}}},
+      {"mul broadcast", [](const V& x) { return x[0] * x[1]; }, {{2, 3, 4}, {3, 1}}},
+      {"mul by itself", [](const V& x) { return x[0] * x[0]; }, {{3, 3}}},
+      {"mul 0-d", [](const V& x) { return x[0] * x[1]; }, {{2, 2}, {}}},
+      {"div broadcast", [](const V& x) { return x[0] / x[1]; }, {{2, 3}, {3}}, 0.5, 2.0},
+      {"rdiv scalar", [](const V& x) { return 3.0 / x[0]; }, {{4}}, 0.5, 2.0},
+      {"neg", [](const V& x) { return -x[0]; }, {{2, 3}}},
+      {"pow 3", [](const V& x) { return pow(x[0], 3.0); }, {{2, 3}}},
+      {"pow -1.5", [](const V& x) { return pow(x[0], -1.5); }, {{2, 3}}, 0.5, 2.0},
+      {"pow 0.5", [](const V& x) { return pow(x[0], 0.5); }, {{4}}, 0.5, 2.0},
+      {"exp", [](const V& x) { return exp(x[0]); }, {{2, 3}}},
+      {"log", [](const V& x) { return log(x[0]); }, {{2, 3}}, 0.2, 3.0},
+      {"sqrt", [](const V& x) { return sqrt(x[0]); }, {{2, 3}}, 0.2, 3.0},
+      {"abs", [](const V& x) { return abs(x[0]); }, {{2, 3}}, 0.1, 2.0},
+      {"abs negative", [](const V& x) { return abs(x[0]); }, {{2, 3}}, -2.0, -0.1},
+      {"relu positive", [](const V& x) { return relu(x[0]); }, {{3, 2}}, 0.1, 2.0},
+      {"relu negative", [](const V& x) { return relu(x[0]); }, {{3, 2}}, -2.0, -0.1},
+      {"tanh", [](const V& x) { return tanh(x[0]); }, {{2, 3}}},
+      {"sigmoid", [](const V& x) { return sigmoid(x[0]); }, {{2, 3}}, -6.0, 6.0},
+      {"clamp inside", [](const V& x) { return clamp(x[0], -5.0, 5.0); }, {{2, 3}}},
+      {"clamp below", [](const V& x) { return clamp(x[0], 3.0); }, {{2, 3}}},
+      {"where", [](const V& x) { return where(x[0] > 0.0, x[0], x[1]); }, {{3, 4}, {4}}, 0.1, 1.0},
+      {"where mixed", [](const V& x) { return where(tensor({1, 0, 1}, {.dtype = kFloat64}) > 0.5, x[0], x[1]); },
+       {{2, 3}, {2, 3}}},
+      {"masked_fill", [](const V& x) { return masked_fill(x[0], tensor({0, 1, 0}, {.dtype = kFloat64}) > 0.5, 7.0); },
+       {{2, 3}}},
+      {"chain", [](const V& x) { return tanh(x[0] * x[1] + exp(x[0])) / (x[1] * x[1] + 1.0); }, {{3}, {2, 3}}},
+  };
+  return cases;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(elementwise)
+
+BOOST_AUTO_TEST_CASE(every_elementwise_backward_matches_finite_differences) {
+  Generator generator(0);
+  for (const GradcheckCase& c : gradcheck_cases()) {
+    BOOST_TEST_CONTEXT(c.name) {
+      std::vector<Tensor> inputs;
+      for (const Shape& shape : c.shapes) inputs.push_back(input(shape, c.lo, c.hi, generator));
+      BOOST_CHECK_NO_THROW(gradcheck(c.f, inputs));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(gradcheck_catches_a_wrong_backward) {
+  // A gradcheck that cannot fail proves nothing: feed it a function whose "gradient" is wrong,
+  // by cutting one path out of the graph with detach().
+  Generator generator(1);
+  const Tensor x = input({3}, -1.0, 1.0, generator);
+  auto wrong = [](const std::vector<Tensor>& v) { return v[0] * v[0].detach(); };  // true grad is 2x
+  BOOST_CHECK_THROW(gradcheck(wrong, {x}), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(broadcast_values_match_hand_computation) {
+  const Tensor a = tensor({{1, 2, 3}, {4, 5, 6}});
+  const Tensor b = tensor({10, 20, 30});
+  BOOST_TEST((a + b).to_vector<float>() == std::vector<float>({11, 22, 33, 14, 25, 36}), boost::test_tools::per_element());
+  const Tensor col = tensor(List2{{1}, {2}});
+  BOOST_TEST((a * col).to_vector<float>() == std::vector<float>({1, 2, 3, 8, 10, 12}), boost::test_tools::per_element());
+  BOOST_TEST((a - 1).to_vector<float>() == std::vector<float>({0, 1, 2, 3, 4, 5}), boost::test_tools::per_element());
+  BOOST_TEST((12 / a).to_vector<float>() == std::vector<float>({12, 6, 4, 3, 2.4f, 2}), boost::test_tools::per_element());
+  BOOST_TEST(((a + b).shape() == Shape{2, 3}));
+  BOOST_TEST((broadcast_shapes({4, 1, 3}, {2, 1}) == Shape{4, 2, 3}));
+}
+
+BOOST_AUTO_TEST_CASE(functions_match_the_standard_library) {
+  const std::vector<double> xs = {-3.0, -0.5, 0.0, 0.25, 2.0};
+  const Tensor x = tensor(xs, {5}, {.dtype = kFloat64});
+  const auto e = exp(x).to_vector<double>(), th = tanh(x).to_vector<double>(), sg = sigmoid(x).to_vector<double>();
+  const auto r = relu(x).to_vector<double>(), ab = abs(x).to_vector<double>(), sq = pow(x, 2.0).to_vector<double>();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    BOOST_TEST(e[i] == std::exp(xs[i]), boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(th[i] == std::tanh(xs[i]), boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(sg[i] == 1.0 / (1.0 + std::exp(-xs[i])), boost::test_tools::tolerance(1e-15));
+    BOOST_TEST(r[i] == (xs[i] > 0 ? xs[i] : 0.0));
+    BOOST_TEST(ab[i] == std::fabs(xs[i]));
+    BOOST_TEST(sq[i] == xs[i] * xs[i]);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sigmoid_does_not_overflow_for_large_inputs) {
+  const auto s = sigmoid(tensor({-1000.0, 1000.0})).to_vector<float>();
+  BOOST_TEST(s[0] == 0.0f);
+  BOOST_TEST(s[1] == 1.0f);
+}
+
+BOOST_AUTO_TEST_CASE(relu_gradient_at_exactly_zero_is_zero) {
+  Tensor x = tensor({-1.0, 0.0, 2.0}).requires_grad_();
+  relu(x).sum().backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({0, 0, 1}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(result_dtypes_follow_pytorch_promotion) {
+  const Tensor i = tensor(std::vector<int64_t>{1, 2, 3}, {3});
+  const Tensor f = tensor({1.0, 2.0, 3.0});
+  const Tensor d = tensor({1.0, 2.0, 3.0}, {.dtype = kFloat64});
+  BOOST_TEST(dtype_name((i + i).dtype()) == "int64");
+  BOOST_TEST(dtype_name((i * 2).dtype()) == "int64");
+  BOOST_TEST(dtype_name((i * 2.5).dtype()) == "float32");
+  BOOST_TEST(dtype_name((i / i).dtype()) == "float32");  // true division, as Python's /
+  BOOST_TEST(dtype_name((i + f).dtype()) == "float32");
+  BOOST_TEST(dtype_name((f + d).dtype()) == "float64");
+  BOOST_TEST(dtype_name((f * 2.0).dtype()) == "float32");  // a Python float does not widen float32
+  BOOST_TEST(dtype_name(exp(i).dtype()) == "float32");
+  BOOST_TEST(dtype_name((f < 0).dtype()) == "bool");
+  BOOST_TEST((i * 2.5).to_vector<float>() == std::vector<float>({2.5f, 5.0f, 7.5f}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(comparisons_give_bool_tensors_and_count_as_integers) {
+  const Tensor x = tensor({-2.0, -1.0, 0.0, 1.0, 2.0});
+  BOOST_TEST((x < 0).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 0, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST((x >= 0).to_vector<int64_t>() == std::vector<int64_t>({0, 0, 1, 1, 1}), boost::test_tools::per_element());
+  BOOST_TEST((x == x).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 1, 1, 1}), boost::test_tools::per_element());
+  BOOST_TEST((x != 1).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 1, 0, 1}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(equal_and_allclose_follow_pytorch) {
+  const Tensor a = tensor({1.0, 2.0, 3.0});
+  BOOST_TEST(equal(a, a.clone()));
+  BOOST_TEST(!equal(a, tensor({1.0, 2.0, 3.5})));
+  BOOST_TEST(!equal(a, tensor({{1.0, 2.0, 3.0}})));  // different shapes: false, no throw
+  BOOST_TEST(allclose(a, a + 1e-7));
+  BOOST_TEST(!allclose(a, a + 1e-3));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  BOOST_TEST(!allclose(tensor({nan}), tensor({nan})));
+}
+
+BOOST_AUTO_TEST_CASE(where_and_masked_fill_pick_the_right_elements) {
+  const Tensor x = tensor({{1, -2, 3}, {-4, 5, -6}});
+  BOOST_TEST(masked_fill(x, x < 0, 0).to_vector<float>() == std::vector<float>({1, 0, 3, 0, 5, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(where(x > 0, x, zeros({1})).to_vector<float>() == std::vector<float>({1, 0, 3, 0, 5, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(clamp(x, -1.0, 2.0).to_vector<float>() == std::vector<float>({1, -1, 2, -1, 2, -1}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(shapes_that_do_not_broadcast_throw_naming_op_and_shapes) {
+  const Tensor a = zeros({2, 3}), b = zeros({4});
+  try {
+    (void)(a + b);
+    BOOST_FAIL("add of [2, 3] and [4] should throw");
+  } catch (const std::invalid_argument& e) {
+    const std::string message = e.what();
+    BOOST_TEST(message.find("add") != std::string::npos);
+    BOOST_TEST(message.find("[2, 3]") != std::string::npos);
+    BOOST_TEST(message.find("[4]") != std::string::npos);
+  }
+  BOOST_CHECK_THROW((void)(a * b), std::invalid_argument);
+  BOOST_CHECK_THROW((void)(a < b), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(bad_dtypes_and_masks_throw) {
+  const Tensor flags = zeros({3}, {.dtype = kBool});
+  BOOST_CHECK_THROW((void)(flags + flags), std::invalid_argument);
+  BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({3}), 1.0), std::invalid_argument);  // mask not bool
+  BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({2, 3}, {.dtype = kBool}), 1.0), std::invalid_argument);
+  BOOST_CHECK_THROW((void)clamp(zeros({3}), std::nullopt, std::nullopt), std::invalid_argument);
+  BOOST_CHECK_THROW((void)add(Tensor(), zeros({1})), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,98 @@
+// Tensor handles and factories: shapes, dtypes, values, aliasing, and bad arguments.
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "autograd/ops.hpp"
+
+using namespace minigrad;
+namespace tt = boost::test_tools;
+
+BOOST_AUTO_TEST_SUITE(tensor_basics)
+
+BOOST_AUTO_TEST_CASE(factories_fill_the_expected_values) {
+  BOOST_TEST(zeros({2, 3}).to_vector<float>() == std::vector<float>(6, 0.0f), tt::per_element());
+  BOOST_TEST(ones({4}).to_vector<float>() == std::vector<float>(4, 1.0f), tt::per_element());
+  BOOST_TEST(full({2}, 7.5).to_vector<float>() == std::vector<float>({7.5f, 7.5f}), tt::per_element());
+  BOOST_TEST(eye(3).to_vector<float>() == std::vector<float>({1, 0, 0, 0, 1, 0, 0, 0, 1}), tt::per_element());
+  BOOST_TEST(arange(5).to_vector<int64_t>() == std::vector<int64_t>({0, 1, 2, 3, 4}), tt::per_element());
+  BOOST_TEST(arange(1, 2, 0.25).to_vector<float>() == std::vector<float>({1, 1.25f, 1.5f, 1.75f}), tt::per_element());
+  BOOST_TEST(arange(5, 0, -2).to_vector<int64_t>() == std::vector<int64_t>({5, 3, 1}), tt::per_element());
+  BOOST_TEST(zeros_like(eye(2, {.dtype = kFloat64})).dtype() == kFloat64);
+}
+
+BOOST_AUTO_TEST_CASE(factories_infer_dtypes_as_pytorch) {
+  BOOST_TEST(dtype_name(zeros({1}).dtype()) == "float32");
+  BOOST_TEST(dtype_name(arange(3).dtype()) == "int64");
+  BOOST_TEST(dtype_name(arange(0.0, 3.0).dtype()) == "float32");
+  BOOST_TEST(dtype_name(tensor({1.0, 2.0}).dtype()) == "float32");
+  BOOST_TEST(dtype_name(tensor(std::vector<int64_t>{1, 2}, {2}).dtype()) == "int64");
+  BOOST_TEST(dtype_name(randint(0, 5, {3}).dtype()) == "int64");
+}
+
+BOOST_AUTO_TEST_CASE(nested_lists_give_row_major_tensors) {
+  const Tensor m = tensor(List2{{1, 2, 3}, {4, 5, 6}});
+  BOOST_TEST((m.shape() == Shape{2, 3}));
+  BOOST_TEST(m.at({1, 0}) == 4.0);
+  const Tensor c = tensor(List3{{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}});
+  BOOST_TEST((c.shape() == Shape{2, 2, 2}));
+  BOOST_TEST(c.at({1, 0, 1}) == 6.0);
+  BOOST_CHECK_THROW(tensor(List2{{1, 2}, {3}}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(shape_dim_numel_and_size_describe_the_tensor) {
+  const Tensor x = zeros({2, 3, 4});
+  BOOST_TEST(x.dim() == 3);
+  BOOST_TEST(x.numel() == 24);
+  BOOST_TEST(x.size(-1) == 4);
+  BOOST_TEST(x.size(0) == 2);
+  BOOST_CHECK_THROW((void)x.size(3), std::out_of_range);
+  BOOST_TEST(to_string(x.shape()) == "[2, 3, 4]");
+  BOOST_TEST(to_string(scalar_tensor(1.0).shape()) == "[]");
+  BOOST_TEST(scalar_tensor(1.0).numel() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(copies_alias_and_clone_does_not) {
+  Tensor a = zeros({3});
+  Tensor alias = a;
+  Tensor copy = a.clone();
+  alias.fill_(2.0);
+  BOOST_TEST(a.to_vector<float>() == std::vector<float>(3, 2.0f), tt::per_element());
+  BOOST_TEST(copy.to_vector<float>() == std::vector<float>(3, 0.0f), tt::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(item_converts_and_rejects_more_than_one_element) {
+  BOOST_TEST(scalar_tensor(2.5).item<float>() == 2.5f);
+  BOOST_TEST(tensor({3.0}).item<int64_t>() == 3);
+  try {
+    (void)zeros({2, 2}).item<float>();
+    BOOST_FAIL("item of 4 elements should throw");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()).find("[2, 2]") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bad_factory_arguments_throw) {
+  BOOST_CHECK_THROW(zeros({-1, 2}), std::invalid_argument);
+  BOOST_CHECK_THROW(arange(0, 5, 0), std::invalid_argument);
+  BOOST_CHECK_THROW(arange(5, 0, 1), std::invalid_argument);
+  BOOST_CHECK_THROW(tensor(std::vector<double>{1, 2, 3}, {2, 2}), std::invalid_argument);
+  BOOST_CHECK_THROW(randint(5, 5, {2}), std::invalid_argument);
+  BOOST_CHECK_THROW(randperm(-1), std::invalid_argument);
+  BOOST_CHECK_THROW(zeros({int64_t{1} << 40, int64_t{1} << 40}), std::invalid_argument);
+  BOOST_CHECK_THROW((void)zeros({2}).data_ptr<double>(), std::invalid_argument);
+  BOOST_CHECK_THROW((void)zeros({2}).at({2}), std::out_of_range);
+  BOOST_CHECK_THROW(randn({3}, {.dtype = kInt64}), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(to_converts_between_dtypes_and_keeps_gradients_flowing) {
+  Tensor x = tensor({1.5, -2.5}).requires_grad_();
+  Tensor d = x.to(kFloat64);
+  BOOST_TEST(dtype_name(d.dtype()) == "float64");
+  (d * d).sum().backward();
+  BOOST_TEST(dtype_name(x.grad().dtype()) == "float32");
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({3.0f, -5.0f}), tt::per_element());
+  BOOST_TEST(x.to(kInt64).to_vector<int64_t>() == std::vector<int64_t>({1, -2}), tt::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
