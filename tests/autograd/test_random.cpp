@@ -1,0 +1,327 @@
+// Tests for minigrad::Generator against numbers printed by real PyTorch 1.13.1.
+// The fixture tests/fixtures/random.json comes from tools/reference/random_reference.py: each
+// case seeds torch, then records one or more calls in order. Here each case seeds a Generator,
+// replays the same calls on raw buffers and compares: float32 within 1e-6, float64 within
+// 1e-12, integers exactly. Further cases check copying, reseeding and every bad-argument throw.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd/random.hpp"
+
+namespace {
+
+using minigrad::Generator;
+using nlohmann::json;
+
+const json& fixture() {
+  static const json data = [] {
+    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/random.json";
+    std::ifstream file(path);
+    if (!file) {
+      throw std::runtime_error("cannot open fixture " + path);
+    }
+    return json::parse(file);
+  }();
+  return data;
+}
+
+// Compares got[i] with the recorded values; one assertion per step naming the worst element.
+template <typename T>
+void check_close(const std::vector<T>& got, const json& expected, double tolerance) {
+  BOOST_TEST_REQUIRE(got.size() == expected.size());
+  double worst = 0.0;
+  size_t worst_index = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double error = std::abs(static_cast<double>(got[i]) - expected[i].get<double>());
+    if (!(error <= worst)) {  // also catches NaN
+      worst = error;
+      worst_index = i;
+    }
+  }
+  BOOST_TEST(worst <= tolerance, "element " << worst_index << ": got " << got[worst_index] << ", PyTorch "
+                                            << expected[worst_index]);
+}
+
+template <typename T>
+void check_exact(const std::vector<T>& got, const json& expected) {
+  BOOST_TEST_REQUIRE(got.size() == expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    BOOST_TEST(got[i] == expected[i].get<T>(), "element " << i);
+  }
+}
+
+// Runs a floating-point step (uniform, normal or bernoulli) into a new buffer.
+template <typename T>
+std::vector<T> run_real(Generator& gen, const json& step) {
+  const std::string op = step["op"];
+  std::vector<T> out(step["n"].get<size_t>());
+  const auto n = static_cast<int64_t>(out.size());
+  if (op == "uniform") {
+    gen.uniform(out.data(), n, step["from"].get<double>(), step["to"].get<double>());
+  } else if (op == "normal") {
+    gen.normal(out.data(), n, step["mean"].get<double>(), step["std"].get<double>());
+  } else if (op == "bernoulli") {
+    gen.bernoulli(out.data(), n, step["p"].get<double>());
+  } else {
+    BOOST_FAIL("unknown floating-point op " << op);
+  }
+  return out;
+}
+
+// Runs an integer step (random_from_to, random_full or randperm) into a new buffer.
+std::vector<int64_t> run_int(Generator& gen, const json& step) {
+  const std::string op = step["op"];
+  std::vector<int64_t> out(step["n"].get<size_t>());
+  const auto n = static_cast<int64_t>(out.size());
+  if (op == "random_from_to") {
+    gen.random_from_to(out.data(), n, step["from"].get<int64_t>(), step["to"].get<int64_t>());
+  } else if (op == "random_full") {
+    gen.random_full(out.data(), n);
+  } else if (op == "randperm") {
+    gen.randperm(out.data(), n);
+  } else {
+    BOOST_FAIL("unknown integer op " << op);
+  }
+  return out;
+}
+
+void check_step(Generator& gen, const json& step) {
+  const std::string dtype = step["dtype"];
+  if (dtype == "float32") {
+    check_close(run_real<float>(gen, step), step["values"], 1e-6);
+  } else if (dtype == "float64") {
+    check_close(run_real<double>(gen, step), step["values"], 1e-12);
+  } else if (dtype == "int64") {
+    check_exact(run_int(gen, step), step["values"]);
+  } else if (dtype == "uint32") {  // raw32: the engine's words themselves
+    std::vector<uint32_t> words;
+    for (size_t i = 0; i < step["n"].get<size_t>(); ++i) {
+      words.push_back(gen.random());
+    }
+    check_exact(words, step["values"]);
+  } else {
+    BOOST_FAIL("unknown dtype " << dtype);
+  }
+}
+
+// Replays every fixture case whose name starts with `prefix` (there must be some).
+void check_cases_starting_with(const std::string& prefix) {
+  int checked = 0;
+  for (const json& c : fixture()["cases"]) {
+    const std::string name = c["name"];
+    if (name.rfind(prefix, 0) != 0) {
+      continue;
+    }
+    BOOST_TEST_CONTEXT("case " << name) {
+      Generator gen(c["seed"].get<uint64_t>());
+      int index = 0;
+      for (const json& step : c["steps"]) {
+        BOOST_TEST_CONTEXT("step " << index++ << " (" << step["op"] << ", " << step["dtype"]
+                                   << ", n = " << step["n"] << ")") {
+          check_step(gen, step);
+        }
+      }
+    }
+    ++checked;
+  }
+  BOOST_TEST(checked > 0, "no fixture case starts with " << prefix);
+}
+
+// Each prefix is one test case below; every fixture case must fall under one of them.
+const std::vector<std::string> case_prefixes = {
+    "rand_",       "randn_",     "uniform_",       "normal_",       "randint_", "randperm_",
+    "random_full", "bernoulli_", "draws_continue", "small_normals", "raw32"};
+
+template <typename Exception = std::invalid_argument>
+auto message_is(const std::string& expected) {
+  return [expected](const Exception& e) { return std::string(e.what()) == expected; };
+}
+
+}  // namespace
+
+// The suite is named after the file; it sits in a namespace because a global `random` would
+// clash with POSIX random() from <stdlib.h>.
+namespace minigrad_tests {
+
+BOOST_AUTO_TEST_SUITE(random)
+
+BOOST_AUTO_TEST_CASE(every_fixture_case_is_checked_by_a_test) {
+  for (const json& c : fixture()["cases"]) {
+    const std::string name = c["name"];
+    int matches = 0;
+    for (const std::string& prefix : case_prefixes) {
+      matches += name.rfind(prefix, 0) == 0 ? 1 : 0;
+    }
+    BOOST_TEST(matches == 1, name << " matches " << matches << " test prefixes");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(raw_32_bit_draws_match_pytorch_mt19937_for_seeds_0_and_42) {
+  check_cases_starting_with("raw32");
+}
+
+BOOST_AUTO_TEST_CASE(rand_matches_pytorch_for_seeds_0_and_42) { check_cases_starting_with("rand_"); }
+
+BOOST_AUTO_TEST_CASE(randn_matches_pytorch_for_seeds_0_and_42) { check_cases_starting_with("randn_"); }
+
+BOOST_AUTO_TEST_CASE(uniform_with_bounds_matches_pytorch_for_seeds_0_and_42) {
+  check_cases_starting_with("uniform_");
+}
+
+BOOST_AUTO_TEST_CASE(normal_with_mean_and_std_matches_pytorch_for_seeds_0_and_42) {
+  check_cases_starting_with("normal_");
+}
+
+BOOST_AUTO_TEST_CASE(randint_matches_pytorch_for_seeds_0_and_42) { check_cases_starting_with("randint_"); }
+
+BOOST_AUTO_TEST_CASE(randperm_matches_pytorch_for_seeds_0_and_42) { check_cases_starting_with("randperm_"); }
+
+BOOST_AUTO_TEST_CASE(random_full_matches_pytorch_for_seeds_0_and_42) {
+  check_cases_starting_with("random_full");
+}
+
+BOOST_AUTO_TEST_CASE(bernoulli_matches_pytorch_for_seeds_0_and_42) {
+  check_cases_starting_with("bernoulli_");
+}
+
+BOOST_AUTO_TEST_CASE(draws_continue_from_where_the_previous_call_left_off) {
+  check_cases_starting_with("draws_continue");
+}
+
+BOOST_AUTO_TEST_CASE(small_normal_calls_use_the_cached_box_muller_sample_as_pytorch_does) {
+  check_cases_starting_with("small_normals");
+}
+
+BOOST_AUTO_TEST_CASE(default_generator_is_reseeded_by_manual_seed) {
+  const json* raw_words = nullptr;
+  for (const json& c : fixture()["cases"]) {
+    if (c["name"] == "raw32_seed_42") {
+      raw_words = &c["steps"][0]["values"];
+    }
+  }
+  BOOST_TEST_REQUIRE(raw_words != nullptr);
+
+  minigrad::manual_seed(42);
+  BOOST_TEST(minigrad::default_generator().initial_seed() == 42u);
+  for (const json& word : *raw_words) {
+    BOOST_TEST(minigrad::default_generator().random() == word.get<uint32_t>());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_copy_continues_the_same_stream_independently) {
+  Generator original(7);
+  float ahead[3];
+  original.normal(ahead, 3, 0.0, 1.0);  // leaves a cached normal sample behind
+
+  Generator copy(original);
+  float from_original[5];
+  float from_copy[5];
+  original.normal(from_original, 5, 0.0, 1.0);
+  copy.normal(from_copy, 5, 0.0, 1.0);
+  for (int i = 0; i < 5; ++i) {
+    BOOST_TEST(from_original[i] == from_copy[i]);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_moved_generator_continues_the_stream_and_the_source_can_be_reseeded) {
+  Generator reference(11);
+  Generator source(11);
+  BOOST_TEST(source.random() == reference.random());
+
+  Generator target(std::move(source));
+  BOOST_TEST(target.random() == reference.random());
+
+  source.manual_seed(11);  // a moved-from generator is usable again after reseeding
+  BOOST_TEST(source.random() == Generator(11).random());
+}
+
+BOOST_AUTO_TEST_CASE(manual_seed_restarts_the_stream_and_drops_the_cached_normal) {
+  Generator fresh(3);
+  double expected[1];
+  fresh.normal(expected, 1, 0.0, 1.0);
+
+  Generator used(99);
+  double skipped[1];
+  used.normal(skipped, 1, 0.0, 1.0);  // caches the second sample of a pair
+  used.manual_seed(3);
+  double got[1];
+  used.normal(got, 1, 0.0, 1.0);
+  BOOST_TEST(got[0] == expected[0]);
+  BOOST_TEST(used.initial_seed() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(randint_throws_when_from_is_not_less_than_to) {
+  Generator gen;
+  int64_t out[1];
+  BOOST_CHECK_EXCEPTION(gen.random_from_to(out, 1, 5, 3), std::invalid_argument,
+                        message_is("randint: from (5) must be less than to (3)"));
+  BOOST_CHECK_EXCEPTION(gen.random_from_to(out, 1, 4, 4), std::invalid_argument,
+                        message_is("randint: from (4) must be less than to (4)"));
+}
+
+BOOST_AUTO_TEST_CASE(uniform_throws_when_from_is_greater_than_to) {
+  Generator gen;
+  float out_float[1];
+  double out_double[1];
+  BOOST_CHECK_EXCEPTION(gen.uniform(out_float, 1, 1.5, 0.5), std::invalid_argument,
+                        message_is("uniform_: from (1.5) must not be greater than to (0.5)"));
+  BOOST_CHECK_EXCEPTION(gen.uniform(out_double, 1, 1.5, 0.5), std::invalid_argument,
+                        message_is("uniform_: from (1.5) must not be greater than to (0.5)"));
+}
+
+BOOST_AUTO_TEST_CASE(normal_throws_for_negative_std) {
+  Generator gen;
+  float out_float[20];
+  double out_double[20];
+  for (int64_t n : {1, 20}) {  // both the small and the block path check
+    BOOST_CHECK_EXCEPTION(gen.normal(out_float, n, 0.0, -1.0), std::invalid_argument,
+                          message_is("normal_: std (-1) must be non-negative"));
+    BOOST_CHECK_EXCEPTION(gen.normal(out_double, n, 0.0, -0.5), std::invalid_argument,
+                          message_is("normal_: std (-0.5) must be non-negative"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(bernoulli_throws_for_p_outside_0_1) {
+  Generator gen;
+  float out_float[1];
+  double out_double[1];
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(out_float, 1, 1.5), std::invalid_argument,
+                        message_is("bernoulli_: p (1.5) must be in [0, 1]"));
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(out_double, 1, -0.25), std::invalid_argument,
+                        message_is("bernoulli_: p (-0.25) must be in [0, 1]"));
+}
+
+BOOST_AUTO_TEST_CASE(every_fill_throws_for_a_negative_count) {
+  Generator gen;
+  float f[1];
+  double d[1];
+  int64_t i[1];
+  const auto negative = message_is("uniform_: number of elements (-1) must be non-negative");
+  BOOST_CHECK_EXCEPTION(gen.uniform(f, -1, 0.0, 1.0), std::invalid_argument, negative);
+  BOOST_CHECK_EXCEPTION(gen.uniform(d, -1, 0.0, 1.0), std::invalid_argument, negative);
+  BOOST_CHECK_EXCEPTION(gen.normal(f, -2, 0.0, 1.0), std::invalid_argument,
+                        message_is("normal_: number of elements (-2) must be non-negative"));
+  BOOST_CHECK_EXCEPTION(gen.normal(d, -2, 0.0, 1.0), std::invalid_argument,
+                        message_is("normal_: number of elements (-2) must be non-negative"));
+  BOOST_CHECK_EXCEPTION(gen.random_from_to(i, -3, 0, 10), std::invalid_argument,
+                        message_is("randint: number of elements (-3) must be non-negative"));
+  BOOST_CHECK_EXCEPTION(gen.random_full(i, -4), std::invalid_argument,
+                        message_is("random_: number of elements (-4) must be non-negative"));
+  BOOST_CHECK_EXCEPTION(gen.randperm(i, -5), std::invalid_argument,
+                        message_is("randperm: number of elements (-5) must be non-negative"));
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(f, -6, 0.5), std::invalid_argument,
+                        message_is("bernoulli_: number of elements (-6) must be non-negative"));
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(d, -6, 0.5), std::invalid_argument,
+                        message_is("bernoulli_: number of elements (-6) must be non-negative"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace minigrad_tests
