@@ -1,0 +1,356 @@
+// Shape ops: reshape, view, flatten, unsqueeze, squeeze, permute, transpose, t, cat, stack, select,
+// slice. They move elements and do no arithmetic, so every dtype works the same way, and each
+// backward only moves the gradient back to where its input's elements came from.
+//
+// Storage is always contiguous and row-major. The ops that keep the elements in row-major order
+// (reshape, view, flatten, unsqueeze, squeeze) return the same storage under a new shape; the others
+// copy into a new contiguous tensor through one of two kernels: strided_copy (permute, transpose, t)
+// and copy_along_dim (select, slice, cat, stack).
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <numeric>
+#include <optional>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad {
+
+using detail::check;
+using detail::check_defined;
+using detail::normalize_dim;
+using detail::record;
+
+namespace {
+
+// ---- kernels (not recorded) --------------------------------------------------------------------
+
+/// Product of shape[from], ..., shape[to - 1] (1 for an empty range).
+int64_t numel_between(const Shape& shape, int64_t from, int64_t to) {
+  return shape_numel(Shape(shape.begin() + from, shape.begin() + to));
+}
+
+/// The same storage under another shape with as many elements: a write through one handle is seen
+/// through the other (a new TensorImpl, as Tensor::detach makes).
+Tensor with_shape(const Tensor& t, const Shape& shape) {
+  assert(shape_numel(shape) == t.numel());
+  Tensor out = t.detach();
+  out.impl()->shape = shape;
+  return out;
+}
+
+/// A new contiguous tensor of shape `out_shape` whose element (i_0, ..., i_k) is the element of a's
+/// storage at offset i_0 * strides[0] + ... + i_k * strides[k].
+Tensor strided_copy(const Tensor& a, const Shape& out_shape, const std::vector<int64_t>& strides) {
+  Tensor out = detail::new_tensor(out_shape, a.dtype());
+  const int64_t ndim = static_cast<int64_t>(out_shape.size());
+  dispatch(a.dtype(), [&]<typename T>() {
+    const T* src = a.data_ptr<T>();
+    T* dst = out.data_ptr<T>();
+    // An odometer over the output index, moving the source offset by each dim's stride.
+    std::vector<int64_t> index(ndim, 0);
+    int64_t offset = 0;
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      dst[i] = src[offset];
+      for (int64_t d = ndim - 1; d >= 0; --d) {  // carry into the outer dims
+        ++index[d];
+        offset += strides[d];
+        if (index[d] < out_shape[d]) break;
+        offset -= strides[d] * out_shape[d];
+        index[d] = 0;
+      }
+    }
+  });
+  return out;
+}
+
+/// a's elements with its dims reordered: out.shape[i] = a.shape[dims[i]] (dims already checked).
+Tensor permuted_copy(const Tensor& a, const std::vector<int64_t>& dims) {
+  const std::vector<int64_t> a_strides = detail::contiguous_strides(a.shape());
+  Shape out_shape;
+  std::vector<int64_t> strides;
+  for (int64_t d : dims) {
+    out_shape.push_back(a.shape()[d]);
+    strides.push_back(a_strides[d]);
+  }
+  return strided_copy(a, out_shape, strides);
+}
+
+/// Copies `length` entries along `dim` from src (from index src_start) into dst (from dst_start);
+/// the shapes agree except along dim, and so do the dtypes. Seen as [outer, size, inner], each of
+/// the `outer` blocks is one contiguous run of length * inner elements, copied as bytes.
+void copy_along_dim(const Tensor& src, int64_t src_start, const Tensor& dst, int64_t dst_start, int64_t dim,
+                    int64_t length) {
+  assert(src.dtype() == dst.dtype());
+  const Shape& shape = src.shape();
+  const int64_t outer = numel_between(shape, 0, dim);
+  const int64_t inner = numel_between(shape, dim + 1, static_cast<int64_t>(shape.size()));
+  const int64_t src_size = shape[dim], dst_size = dst.shape()[dim];
+  const auto bytes = static_cast<int64_t>(element_size(src.dtype()));
+  const auto* from = static_cast<const std::byte*>(src.impl()->data());
+  auto* to = static_cast<std::byte*>(dst.impl()->data());
+  for (int64_t o = 0; o < outer; ++o) {
+    std::memcpy(to + (o * dst_size + dst_start) * inner * bytes,
+                from + (o * src_size + src_start) * inner * bytes,
+                static_cast<size_t>(length * inner * bytes));
+  }
+}
+
+/// a's entries start, ..., start + length - 1 along dim, as a new tensor (the narrow kernel).
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
+  Shape shape = a.shape();
+  shape[dim] = length;
+  Tensor out = detail::new_tensor(shape, a.dtype());
+  copy_along_dim(a, start, out, 0, dim, length);
+  return out;
+}
+
+// ---- recorded building blocks --------------------------------------------------------------------
+
+/// `a` under a new shape with as many elements, sharing its storage; recorded as `name`.
+Tensor reshaped(const Tensor& a, const Shape& shape, const char* name) {
+  const Shape input_shape = a.shape();
+  return record(with_shape(a, shape), name, {a},
+                [input_shape](const Tensor& grad, const std::vector<Tensor>&) {
+                  return std::vector<Tensor>{with_shape(grad, input_shape)};
+                });
+}
+
+/// a's dims reordered by `dims` (already checked); the backward reorders grad by the inverse.
+Tensor permuted(const Tensor& a, const std::vector<int64_t>& dims, const char* name) {
+  std::vector<int64_t> inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = static_cast<int64_t>(i);
+  return record(permuted_copy(a, dims), name, {a}, [inverse](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{permuted_copy(grad, inverse)};
+  });
+}
+
+/// Dims dim0 and dim1 of `a` swapped; `op` names the caller in range errors.
+Tensor swapped(const Tensor& a, int64_t dim0, int64_t dim1, const char* op, const char* name) {
+  const int64_t d0 = normalize_dim(dim0, a.shape(), op), d1 = normalize_dim(dim1, a.shape(), op);
+  std::vector<int64_t> dims(a.shape().size());
+  std::iota(dims.begin(), dims.end(), 0);
+  if (!dims.empty()) std::swap(dims[d0], dims[d1]);  // a 0-d tensor has nothing to swap
+  return permuted(a, dims, name);
+}
+
+/// The entries start, ..., start + length - 1 of a along dim, given the shape `out_shape` (the
+/// narrowed shape for slice; without the dim for select). The backward puts grad back into zeros.
+Tensor narrowed(const Tensor& a, int64_t dim, int64_t start, int64_t length, const Shape& out_shape,
+                const char* name) {
+  const Tensor part = narrow(a, dim, start, length);
+  const Shape part_shape = part.shape(), input_shape = a.shape();
+  auto backward = [part_shape, input_shape, dim, start](const Tensor& grad, const std::vector<Tensor>&) {
+    Tensor grad_a = zeros(input_shape, {.dtype = grad.dtype()});
+    copy_along_dim(with_shape(grad, part_shape), 0, grad_a, start, dim, part_shape[dim]);
+    return std::vector<Tensor>{grad_a};
+  };
+  return record(with_shape(part, out_shape), name, {a}, backward);
+}
+
+/// `shape` with its -1 (if any) replaced by the size that makes `numel` elements.
+Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
+  Shape out = shape;
+  std::optional<size_t> inferred;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      check(!inferred, op, ": only one dimension can be inferred (-1), got shape ", shape);
+      inferred = d;
+      out[d] = 1;
+    }
+    check(out[d] >= 0, op, ": invalid size ", shape[d], " in shape ", shape);
+  }
+  const int64_t known = shape_numel(out);
+  if (inferred) {
+    check(known != 0 || numel != 0, op, ": cannot reshape a tensor of 0 elements into shape ", shape,
+          " (the -1 could be any size)");
+    check(known != 0 && numel % known == 0, op, ": shape ", shape, " is invalid for input of size ", numel);
+    out[*inferred] = numel / known;
+  }
+  check(shape_numel(out) == numel, op, ": shape ", shape, " is invalid for input of size ", numel);
+  return out;
+}
+
+/// True when a and b have the same number of dims and the same sizes, except along `dim`.
+bool same_except(const Shape& a, const Shape& b, int64_t dim) {
+  if (a.size() != b.size()) return false;
+  for (size_t d = 0; d < a.size(); ++d) {
+    if (static_cast<int64_t>(d) != dim && a[d] != b[d]) return false;
+  }
+  return true;
+}
+
+/// A Python index (negative counts from the end) clamped to 0..size, as a[start:end] does.
+int64_t clamp_index(int64_t index, int64_t size) {
+  if (index < 0) index += size;
+  return std::clamp<int64_t>(index, 0, size);
+}
+
+}  // namespace
+
+// ---- same storage, new shape ---------------------------------------------------------------------
+
+Tensor reshape(const Tensor& a, const Shape& shape) {
+  check_defined(a, "reshape");
+  return reshaped(a, infer_size(shape, a.numel(), "reshape"), "ViewBackward0");
+}
+
+Tensor view(const Tensor& a, const Shape& shape) {
+  check_defined(a, "view");
+  return reshaped(a, infer_size(shape, a.numel(), "view"), "ViewBackward0");
+}
+
+Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim) {
+  check_defined(a, "flatten");
+  const Shape& shape = a.shape();
+  const int64_t start = normalize_dim(start_dim, shape, "flatten");
+  const int64_t end = normalize_dim(end_dim, shape, "flatten");
+  check(start <= end, "flatten: start_dim ", start_dim, " comes after end_dim ", end_dim, " for shape ",
+        shape);
+  if (shape.empty()) return reshaped(a, {1}, "ViewBackward0");  // a 0-d tensor flattens to [1], as PyTorch
+
+  Shape out(shape.begin(), shape.begin() + start);
+  out.push_back(numel_between(shape, start, end + 1));
+  out.insert(out.end(), shape.begin() + end + 1, shape.end());
+  return reshaped(a, out, "ViewBackward0");
+}
+
+Tensor unsqueeze(const Tensor& a, int64_t dim) {
+  check_defined(a, "unsqueeze");
+  const int64_t d = detail::normalize_insert_dim(dim, a.shape(), "unsqueeze");
+  Shape shape = a.shape();
+  shape.insert(shape.begin() + d, 1);
+  return reshaped(a, shape, "UnsqueezeBackward0");
+}
+
+Tensor squeeze(const Tensor& a) {
+  check_defined(a, "squeeze");
+  Shape shape;
+  for (int64_t size : a.shape()) {
+    if (size != 1) shape.push_back(size);
+  }
+  return reshaped(a, shape, "SqueezeBackward0");
+}
+
+Tensor squeeze(const Tensor& a, int64_t dim) {
+  check_defined(a, "squeeze");
+  const int64_t d = normalize_dim(dim, a.shape(), "squeeze");
+  Shape shape = a.shape();
+  // Only a size-1 dim goes; squeezing any other size changes nothing, as in PyTorch.
+  if (!shape.empty() && shape[d] == 1) shape.erase(shape.begin() + d);
+  return reshaped(a, shape, "SqueezeBackward1");
+}
+
+// ---- reordered dims (copies) ---------------------------------------------------------------------
+
+Tensor permute(const Tensor& a, const std::vector<int64_t>& dims) {
+  check_defined(a, "permute");
+  check(dims.size() == a.shape().size(), "permute: got ", dims.size(), " dims ", Shape(dims),
+        " for a tensor of shape ", a.shape(), " (expected one per dim)");
+  std::vector<int64_t> normalized;
+  std::vector<bool> seen(dims.size(), false);
+  for (int64_t dim : dims) {
+    const int64_t d = normalize_dim(dim, a.shape(), "permute");
+    check(!seen[d], "permute: dims ", Shape(dims), " are not a permutation of the dims of shape ", a.shape(),
+          " (dim ", d, " appears twice)");
+    seen[d] = true;
+    normalized.push_back(d);
+  }
+  return permuted(a, normalized, "PermuteBackward0");
+}
+
+Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1) {
+  check_defined(a, "transpose");
+  return swapped(a, dim0, dim1, "transpose", "TransposeBackward0");
+}
+
+Tensor t(const Tensor& a) {
+  check_defined(a, "t");
+  check(a.dim() <= 2, "t: expects a tensor with at most 2 dims, got shape ", a.shape(),
+        "; use transpose(dim0, dim1)");
+  return swapped(a, 0, -1, "t", "TBackward0");  // dims 0 and -1 are the same dim below 2-d
+}
+
+// ---- joining ---------------------------------------------------------------------------------------
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  check(!tensors.empty(), "cat: expected a non-empty list of tensors");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    check_defined(tensors[i], "cat");
+    check(tensors[i].dim() > 0, "cat: tensor ", i, " is 0-d and cannot be concatenated (use stack)");
+  }
+  const Shape& first = tensors[0].shape();
+  const int64_t d = normalize_dim(dim, first, "cat");
+
+  Shape out_shape = first;
+  out_shape[d] = 0;
+  Dtype dtype = tensors[0].dtype();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Shape& shape = tensors[i].shape();
+    check(same_except(shape, first, d), "cat: sizes of tensors must match except in dim ", d,
+          "; tensor 0 has shape ", first, " but tensor ", i, " has shape ", shape);
+    out_shape[d] += shape[d];
+    dtype = promote_types(dtype, tensors[i].dtype());
+  }
+
+  Tensor out = detail::new_tensor(out_shape, dtype);
+  std::vector<int64_t> starts;  // where each input begins along d
+  int64_t start = 0;
+  for (const Tensor& input : tensors) {
+    starts.push_back(start);
+    copy_along_dim(detail::convert(input, dtype), 0, out, start, d, input.shape()[d]);
+    start += input.shape()[d];
+  }
+  auto backward = [d, starts](const Tensor& grad, const std::vector<Tensor>& inputs) {
+    std::vector<Tensor> grads(inputs.size());  // each input's slice of grad
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].requires_grad()) grads[i] = narrow(grad, d, starts[i], inputs[i].shape()[d]);
+    }
+    return grads;
+  };
+  return record(out, "CatBackward0", tensors, backward);
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  check(!tensors.empty(), "stack: expected a non-empty list of tensors");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    check_defined(tensors[i], "stack");
+    check(tensors[i].shape() == tensors[0].shape(),
+          "stack: expects tensors of equal shape, but tensor 0 has shape ", tensors[0].shape(),
+          " and tensor ", i, " has shape ", tensors[i].shape());
+  }
+  const int64_t d = detail::normalize_insert_dim(dim, tensors[0].shape(), "stack");
+  std::vector<Tensor> unsqueezed;
+  for (const Tensor& input : tensors) unsqueezed.push_back(unsqueeze(input, d));
+  return cat(unsqueezed, d);
+}
+
+// ---- picking entries along one dim (copies) -------------------------------------------------------
+
+Tensor select(const Tensor& a, int64_t dim, int64_t index) {
+  check_defined(a, "select");
+  check(a.dim() > 0, "select: cannot select from a 0-d tensor");
+  const int64_t d = normalize_dim(dim, a.shape(), "select");
+  const int64_t size = a.shape()[d];
+  check<std::out_of_range>(index >= -size && index < size, "select: index ", index,
+                           " is out of range for dim ", d, " (size ", size, ") of a tensor of shape ",
+                           a.shape());
+  Shape out_shape = a.shape();
+  out_shape.erase(out_shape.begin() + d);
+  return narrowed(a, d, index < 0 ? index + size : index, 1, out_shape, "SelectBackward0");
+}
+
+Tensor slice(const Tensor& a, int64_t dim, int64_t start, int64_t end) {
+  check_defined(a, "slice");
+  check(a.dim() > 0, "slice: cannot slice a 0-d tensor");
+  const int64_t d = normalize_dim(dim, a.shape(), "slice");
+  const int64_t size = a.shape()[d];
+  const int64_t from = clamp_index(start, size);
+  const int64_t to = std::max(from, clamp_index(end, size));  // start >= end: an empty dim
+  Shape out_shape = a.shape();
+  out_shape[d] = to - from;
+  return narrowed(a, d, from, to - from, out_shape, "SliceBackward0");
+}
+
+}  // namespace minigrad
