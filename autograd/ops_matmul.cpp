@@ -1,0 +1,185 @@
+// matmul: torch.matmul's rank rules, reduced to a batch of plain [N, D] @ [D, M] matrix products.
+//
+// Every case is one loop over batch indices of one GEMM: a vector on the left is a one-row
+// matrix and a vector on the right a one-column matrix (the extra dim never reaches the result),
+// and batch dims broadcast like any binary op. When b is a single matrix, as in the common
+// [B, T, C] @ [C, D], a's batch dims fold into its rows: one [B*T, C] @ [C, D] GEMM, no loop.
+// float32 and float64 go through the BLAS (cblas_sgemm, cblas_dgemm); int64 through a plain loop.
+// The backward products read the operands transposed through the BLAS flags, never as copies.
+// detail::gemm, the library's one wrapper around the BLAS call, lives here too.
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad {
+
+using detail::check;
+
+namespace {
+
+// How one matmul runs: out[i] = a[i] @ b[i], an [n, k] @ [k, m] product, for every index i of
+// out_batch, with a_batch and b_batch broadcast to it (a stretched operand reuses its matrix).
+struct Plan {
+  Shape a_batch, b_batch, out_batch;
+  int64_t n = 0, k = 0, m = 0;
+  Shape out_shape;
+};
+
+Plan make_plan(const Shape& a, const Shape& b) {
+  const bool a_is_vector = a.size() == 1, b_is_vector = b.size() == 1;
+  Plan plan;
+  plan.n = a_is_vector ? 1 : a[a.size() - 2];
+  plan.k = a.back();
+  plan.m = b_is_vector ? 1 : b.back();
+  const int64_t k_b = b_is_vector ? b[0] : b[b.size() - 2];
+  check(plan.k == k_b, "matmul: cannot multiply ", a, " by ", b, " (inner dimensions ", plan.k, " and ", k_b,
+        " differ)");
+
+  plan.a_batch = Shape(a.begin(), a.end() - (a_is_vector ? 1 : 2));
+  plan.b_batch = Shape(b.begin(), b.end() - (b_is_vector ? 1 : 2));
+  Shape batch;
+  try {
+    batch = broadcast_shapes(plan.a_batch, plan.b_batch, "matmul");
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(detail::concat("matmul: cannot multiply ", a, " by ", b,
+                                               " (batch dimensions ", plan.a_batch, " and ", plan.b_batch,
+                                               " do not broadcast)"));
+  }
+  plan.out_shape = batch;
+  if (!a_is_vector) plan.out_shape.push_back(plan.n);
+  if (!b_is_vector) plan.out_shape.push_back(plan.m);
+
+  // One matrix on the right: a's rows, over all its batch dims, make one tall matrix whose
+  // product is laid out exactly as the result is (b's size-1 batch dims only prepend 1s).
+  if (shape_numel(plan.b_batch) == 1) {
+    plan.n *= shape_numel(plan.a_batch);
+    plan.a_batch = plan.b_batch = {};
+  } else {
+    plan.out_batch = batch;
+  }
+  check(plan.n <= INT_MAX && plan.k <= INT_MAX && plan.m <= INT_MAX, "matmul: cannot multiply ", a, " by ", b,
+        " (a matrix dimension above ", INT_MAX, " is more than the BLAS accepts)");
+  return plan;
+}
+
+// Calls f(out, a, b) with the element offsets of the three matrices of every batch index.
+template <typename F>
+void for_each_matrix(const Plan& plan, F&& f) {
+  const int64_t out_size = plan.n * plan.m, a_size = plan.n * plan.k, b_size = plan.k * plan.m;
+  detail::for_each_broadcast(
+      plan.out_batch, plan.a_batch, plan.b_batch,
+      [&](int64_t i, int64_t ia, int64_t ib) { f(i * out_size, ia * a_size, ib * b_size); });
+}
+
+// The grad_fn name PyTorch 1.13 shows for each rank case (its batched cases end in a view).
+const char* backward_name(int64_t a_dim, int64_t b_dim) {
+  if (a_dim == 1 && b_dim == 1) return "DotBackward0";
+  if (a_dim == 2 && b_dim == 1) return "MvBackward0";
+  if (a_dim == 2 && b_dim == 2) return "MmBackward0";
+  if (a_dim == 1 && b_dim == 2) return "SqueezeBackward3";
+  return "UnsafeViewBackward0";
+}
+
+}  // namespace
+
+namespace detail {
+
+template <typename T>
+void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
+          bool accumulate, T* c) {
+  if (rows == 0 || cols == 0) return;
+  if (inner == 0) {  // an empty sum is 0; the BLAS would reject the zero leading dimension
+    if (!accumulate) std::fill_n(c, rows * cols, T(0));
+    return;
+  }
+  const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
+  const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
+                        flag_y = trans_y ? CblasTrans : CblasNoTrans;
+  const T beta = accumulate ? T(1) : T(0);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, flag_x, flag_y, rows, cols, inner, 1.0f, x, ldx, y, ldy, beta, c, cols);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, flag_x, flag_y, rows, cols, inner, 1.0, x, ldx, y, ldy, beta, c, cols);
+  } else {
+    // int64: the BLAS has no integer GEMM. Unsigned arithmetic wraps on overflow as PyTorch's
+    // int64 matmul does, without C++'s undefined behaviour for signed overflow.
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        uint64_t total = accumulate ? static_cast<uint64_t>(c[i * cols + j]) : 0;
+        for (int64_t p = 0; p < inner; ++p) {
+          const T x_ip = trans_x ? x[p * ldx + i] : x[i * ldx + p];
+          const T y_pj = trans_y ? y[j * ldy + p] : y[p * ldy + j];
+          total += static_cast<uint64_t>(x_ip) * static_cast<uint64_t>(y_pj);
+        }
+        c[i * cols + j] = static_cast<T>(total);
+      }
+    }
+  }
+}
+
+template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float*, const float*, bool, float*);
+template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, const double*, const double*, bool,
+                           double*);
+template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, const int64_t*, const int64_t*, bool,
+                            int64_t*);
+
+}  // namespace detail
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  detail::check_defined(a, "matmul");
+  detail::check_defined(b, "matmul");
+  check(a.dim() >= 1 && b.dim() >= 1, "matmul: both arguments need at least 1 dimension, got ", a.shape(),
+        " and ", b.shape());
+  check(a.dtype() == b.dtype(), "matmul: expected both operands to have the same dtype, got ",
+        dtype_name(a.dtype()), " and ", dtype_name(b.dtype()));
+  check(a.dtype() != kBool, "matmul: expected float32, float64 or int64 operands, got bool");
+  const Plan plan = make_plan(a.shape(), b.shape());
+
+  Tensor out = detail::new_tensor(plan.out_shape, a.dtype());
+  dispatch(a.dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* x = a.data_ptr<T>();
+      const T* y = b.data_ptr<T>();
+      T* z = out.data_ptr<T>();
+      for_each_matrix(plan, [&](int64_t io, int64_t ia, int64_t ib) {
+        detail::gemm<T>(false, false, plan.n, plan.m, plan.k, x + ia, y + ib, false, z + io);
+      });
+    }
+  });
+
+  // Each product adds into the (zeroed) gradient of the matrix it read, so a matrix that
+  // broadcasting reused collects the sum over its uses: the batch-dim sum_to, done by the GEMM.
+  auto backward = [plan](const Tensor& grad, const std::vector<Tensor>& inputs) {
+    const Tensor& a = inputs[0];
+    const Tensor& b = inputs[1];
+    Tensor grad_a = a.requires_grad() ? zeros_like(a) : Tensor();
+    Tensor grad_b = b.requires_grad() ? zeros_like(b) : Tensor();
+    dispatch_floating(grad.dtype(), "matmul backward", [&]<typename T>() {
+      const T* g = grad.data_ptr<T>();
+      if (grad_a.defined()) {  // grad_a = grad @ b^T: [n, m] @ [m, k]
+        const T* y = b.data_ptr<T>();
+        T* ga = grad_a.data_ptr<T>();
+        for_each_matrix(plan, [&](int64_t io, int64_t ia, int64_t ib) {
+          detail::gemm<T>(false, true, plan.n, plan.k, plan.m, g + io, y + ib, true, ga + ia);
+        });
+      }
+      if (grad_b.defined()) {  // grad_b = a^T @ grad: [k, n] @ [n, m]
+        const T* x = a.data_ptr<T>();
+        T* gb = grad_b.data_ptr<T>();
+        for_each_matrix(plan, [&](int64_t io, int64_t ia, int64_t ib) {
+          detail::gemm<T>(true, false, plan.k, plan.m, plan.n, x + ia, g + io, true, gb + ib);
+        });
+      }
+    });
+    return std::vector<Tensor>{grad_a, grad_b};
+  };
+  return detail::record(out, backward_name(a.dim(), b.dim()), {a, b}, backward);
+}
+
+}  // namespace minigrad
