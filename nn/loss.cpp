@@ -1,0 +1,372 @@
+// The losses: mse and l1 as compositions of existing ops; cross_entropy, nll_loss and
+// binary_cross_entropy_with_logits as single ops with their backward written out.
+//
+// A class-index loss sees its input [N, C, d1, ...] as "lanes": each position (n, d1, ...) holds C
+// scores and one target, and gives one loss. The written-out losses compute their per-lane (or
+// per-element) values in double, then `finish` applies the reduction; in backward, `upstream`
+// gives each lane its share of the incoming gradient (all of it for Sum, 1/count of it for Mean).
+#include "nn/loss.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad::nn::functional {
+
+using minigrad::detail::check;
+
+namespace {
+
+// ---- shared by all losses ----------------------------------------------------------------------
+
+/// mse_loss, l1_loss and binary_cross_entropy_with_logits compare input and target element by
+/// element, so they require the same shape. PyTorch broadcasts different shapes with a warning,
+/// but that is the classic learner bug: predictions [N, 1] against targets [N] broadcast to
+/// [N, N] and compare every prediction with every target, and the loss still decreases.
+/// The same dtype too: PyTorch's mse_loss accepts an int64 target, then fails in backward().
+void check_same_shape_and_dtype(const Tensor& input, const Tensor& target, const char* op) {
+  minigrad::detail::check_defined(input, op);
+  minigrad::detail::check_defined(target, op);
+  check(input.is_floating_point(), op, ": input must be float32 or float64, got ", dtype_name(input.dtype()));
+  check(input.shape() == target.shape(), op, ": input ", input.shape(), " and target ", target.shape(),
+        " have different shapes (reshape one of them; broadcasting, as PyTorch does with a warning, would "
+        "compare every input with every target)");
+  check(input.dtype() == target.dtype(), op, ": input is ", dtype_name(input.dtype()), " but target is ",
+        dtype_name(target.dtype()), " (convert the target with .to(", dtype_name(input.dtype()), "))");
+}
+
+/// The reduction, for losses built from recorded ops (mse, l1).
+Tensor reduce(const Tensor& losses, Reduction reduction) {
+  if (reduction == Reduction::Mean) return mean(losses);
+  if (reduction == Reduction::Sum) return sum(losses);
+  return losses;
+}
+
+/// The result of a written-out loss, from its per-element losses: a tensor of `shape` for None,
+/// else their sum, divided by `count` for Mean (0 / 0 = nan when every target is ignored, as
+/// PyTorch).
+Tensor finish(const std::vector<double>& losses, const Shape& shape, Dtype dtype, Reduction reduction,
+              int64_t count) {
+  if (reduction == Reduction::None) return tensor(losses, shape, {.dtype = dtype});
+  double total = 0.0;
+  for (double loss : losses) total += loss;
+  if (reduction == Reduction::Mean) total /= static_cast<double>(count);
+  return scalar_tensor(total, {.dtype = dtype});
+}
+
+/// The gradient reaching each of the n per-element losses: the incoming gradient itself for
+/// None; for Sum the single incoming number; for Mean that number divided by `count`.
+std::vector<double> upstream(const Tensor& grad, Reduction reduction, int64_t n, int64_t count) {
+  std::vector<double> g = grad.to_vector<double>();
+  if (reduction == Reduction::None) return g;
+  const double share = reduction == Reduction::Mean ? g[0] / static_cast<double>(count) : g[0];
+  return std::vector<double>(static_cast<size_t>(n), share);
+}
+
+// ---- class-index losses: cross_entropy and nll_loss ----------------------------------------
+
+/// Where the scores of each lane sit in an input [N, C, d1, ...] (or [C]): lane (n, j), with j the
+/// flat index over d1, ..., has its class c at offset (n * C + c) * inner + j.
+struct ClassLayout {
+  int64_t classes = 0;  ///< C
+  int64_t inner = 1;    ///< d1 * d2 * ...: the distance between two classes of a lane (1 for [N, C])
+  int64_t lanes = 0;    ///< N * d1 * ...: one target and one loss each
+  int64_t counted = 0;  ///< lanes whose target is not ignore_index: the divisor of Mean
+  Shape loss_shape;     ///< the target's shape: the result's shape for Reduction::None
+
+  int64_t at(int64_t lane, int64_t c) const { return (lane / inner * classes + c) * inner + lane % inner; }
+};
+
+/// Checks input and target of a class-index loss and describes its lanes.
+ClassLayout check_class_target(const Tensor& input, const Tensor& target, int64_t ignore_index,
+                               const char* op) {
+  minigrad::detail::check_defined(input, op);
+  minigrad::detail::check_defined(target, op);
+  check(input.is_floating_point(), op, ": input must be float32 or float64 scores, got ",
+        dtype_name(input.dtype()));
+  check(target.dtype() == kInt64, op, ": target must hold int64 class indices, got ",
+        dtype_name(target.dtype()), " (class probabilities as targets are not supported)");
+  check(input.dim() >= 1, op,
+        ": input of shape [] has no class dim (expected [C], [N, C] or [N, C, d1, ...])");
+
+  Shape expected = input.shape();  // the input without its class dim: dim 1, or dim 0 of a [C] input
+  expected.erase(expected.begin() + (input.dim() == 1 ? 0 : 1));
+  check(target.shape() == expected, op, ": input ", input.shape(), " needs a target of shape ", expected,
+        " (one class index per position), got ", target.shape());
+
+  ClassLayout layout;
+  layout.classes = input.dim() == 1 ? input.size(0) : input.size(1);
+  layout.lanes = target.numel();
+  for (int64_t d = 2; d < input.dim(); ++d) layout.inner *= input.size(d);
+  layout.loss_shape = expected;
+  const int64_t* t = target.data_ptr<int64_t>();
+  for (int64_t lane = 0; lane < layout.lanes; ++lane) {
+    if (t[lane] == ignore_index) continue;
+    check<std::out_of_range>(t[lane] >= 0 && t[lane] < layout.classes, op, ": target ", t[lane],
+                             " is out of range for ", layout.classes, " classes (expected 0..",
+                             layout.classes - 1, " or ignore_index ", ignore_index, ")");
+    ++layout.counted;
+  }
+  return layout;
+}
+
+/// The max and log(sum_c e^(x_c - max)) of one lane, so that log_softmax_c = (x_c - max) - log_sum.
+/// Subtracting the max keeps e^x from overflowing, and subtracting it first (rather than forming
+/// max + log_sum) keeps 1e8 - 1e8 exact in float32.
+template <typename T>
+std::pair<double, double> lane_log_sum_exp(const T* x, const ClassLayout& layout, int64_t lane) {
+  double max = -std::numeric_limits<double>::infinity();
+  for (int64_t c = 0; c < layout.classes; ++c)
+    max = std::max(max, static_cast<double>(x[layout.at(lane, c)]));
+  double sum = 0.0;
+  for (int64_t c = 0; c < layout.classes; ++c)
+    sum += std::exp(static_cast<double>(x[layout.at(lane, c)]) - max);
+  return {max, std::log(sum)};
+}
+
+/// cross_entropy of one lane with target t: -(1 - eps) log p_t - (eps / C) sum_c log p_c.
+template <typename T>
+double lane_cross_entropy(const T* x, const ClassLayout& layout, int64_t lane, int64_t t, double eps) {
+  const auto [max, log_sum] = lane_log_sum_exp(x, layout, lane);
+  double loss = -(1.0 - eps) * ((static_cast<double>(x[layout.at(lane, t)]) - max) - log_sum);
+  if (eps > 0.0) {  // skipped without smoothing: 0 * log p_c would be nan for a score of -inf
+    double sum_log_p = 0.0;
+    for (int64_t c = 0; c < layout.classes; ++c)
+      sum_log_p += (static_cast<double>(x[layout.at(lane, c)]) - max) - log_sum;
+    loss -= eps / static_cast<double>(layout.classes) * sum_log_p;
+  }
+  return loss;
+}
+
+// ---- binary cross entropy, one element ------------------------------------------------------
+
+/// sigmoid(x) = 1 / (1 + e^-x), evaluated so that e^ never overflows.
+double sigmoid(double x) { return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x)); }
+
+/// softplus(z) = log(1 + e^z) = max(z, 0) + log(1 + e^-|z|), which never overflows.
+double softplus(double z) { return std::max(z, 0.0) + std::log1p(std::exp(-std::abs(z))); }
+
+/// -(p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), with pos_weight p: the unweighted form
+/// max(x, 0) - x y + log(1 + e^-|x|) plus (p - 1) y softplus(-x) for the extra positive weight.
+/// log1p keeps tiny losses exact where PyTorch's log(1 + e^-|x|) rounds them to 0.
+double bce_loss(double x, double y, double p) {
+  double loss = std::max(x, 0.0) - x * y + std::log1p(std::exp(-std::abs(x)));
+  if (p != 1.0) loss += (p - 1.0) * y * softplus(-x);
+  return loss;
+}
+
+/// d bce_loss / dx = sigmoid(x) - y, plus (p - 1) y (sigmoid(x) - 1) with pos_weight p.
+double bce_grad_input(double x, double y, double p) {
+  return sigmoid(x) - y + (p - 1.0) * y * (sigmoid(x) - 1.0);
+}
+
+/// d bce_loss / dy = -x, plus (p - 1) softplus(-x) with pos_weight p.
+double bce_grad_target(double x, double p) {
+  double grad = -x;
+  if (p != 1.0) grad += (p - 1.0) * softplus(-x);
+  return grad;
+}
+
+/// True if `from` broadcasts to `to` without changing it: aligned at the right, each size of
+/// `from` is 1 or equal to the size of `to`.
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  const size_t offset = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] != 1 && from[d] != to[offset + d]) return false;
+  return true;
+}
+
+/// pos_weight, checked against the input (a 0-d 1 when there is none).
+Tensor check_pos_weight(const Tensor& pos_weight, const Tensor& input, const char* op) {
+  if (!pos_weight.defined()) return ones({}, {.dtype = input.dtype()});
+  check(pos_weight.dtype() == input.dtype(), op, ": pos_weight is ", dtype_name(pos_weight.dtype()),
+        " but input is ", dtype_name(input.dtype()));
+  check(!pos_weight.requires_grad(), op,
+        ": pos_weight cannot require grad (it is a constant, as in PyTorch)");
+  check(broadcasts_to(pos_weight.shape(), input.shape()), op, ": pos_weight ", pos_weight.shape(),
+        " does not broadcast to the input's shape ", input.shape(), " (typically it is [C], one per label)");
+  return pos_weight.detach();
+}
+
+}  // namespace
+
+// ---- regression losses ---------------------------------------------------------------------------
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, LossOptions options) {
+  check_same_shape_and_dtype(input, target, "mse_loss");
+  return reduce(pow(sub(input, target), 2.0), options.reduction);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options) {
+  check_same_shape_and_dtype(input, target, "l1_loss");
+  return reduce(abs(sub(input, target)), options.reduction);
+}
+
+// ---- cross_entropy ---------------------------------------------------------------------------------
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyLossOptions options) {
+  const char* op = "cross_entropy";
+  const ClassLayout layout = check_class_target(input, target, options.ignore_index, op);
+  const double eps = options.label_smoothing;
+  check(eps >= 0.0 && eps <= 1.0, op, ": label_smoothing must be in [0, 1], got ", eps);
+  const int64_t ignore = options.ignore_index;
+
+  std::vector<double> losses(static_cast<size_t>(layout.lanes), 0.0);  // ignored lanes add 0
+  const int64_t* t = target.data_ptr<int64_t>();
+  dispatch_floating(input.dtype(), op, [&]<typename T>() {
+    const T* x = input.data_ptr<T>();
+    for (int64_t lane = 0; lane < layout.lanes; ++lane)
+      if (t[lane] != ignore) losses[lane] = lane_cross_entropy(x, layout, lane, t[lane], eps);
+  });
+  Tensor out = finish(losses, layout.loss_shape, input.dtype(), options.reduction, layout.counted);
+
+  // grad_x_c = g * (softmax_c - (1 - eps) [c == t] - eps / C): softmax minus the smoothed one-hot.
+  // The node takes PyTorch's name: its cross_entropy ends in nll_loss, or in an add when smoothing.
+  const Reduction reduction = options.reduction;
+  const char* name = eps > 0.0 ? "AddBackward0" : "NllLossBackward0";
+  return minigrad::detail::record(
+      out, name, {input, target}, [=](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        const std::vector<double> g = upstream(grad, reduction, layout.lanes, layout.counted);
+        Tensor grad_input = zeros(inputs[0].shape(), {.dtype = inputs[0].dtype()});
+        const int64_t* t = inputs[1].data_ptr<int64_t>();
+        dispatch_floating(grad_input.dtype(), "cross_entropy backward", [&]<typename T>() {
+          const T* x = inputs[0].data_ptr<T>();
+          T* grad_x = grad_input.data_ptr<T>();
+          for (int64_t lane = 0; lane < layout.lanes; ++lane) {
+            if (t[lane] == ignore) continue;
+            const auto [max, log_sum] = lane_log_sum_exp(x, layout, lane);
+            for (int64_t c = 0; c < layout.classes; ++c) {
+              const double p = std::exp((static_cast<double>(x[layout.at(lane, c)]) - max) - log_sum);
+              const double one_hot = c == t[lane] ? 1.0 - eps : 0.0;
+              grad_x[layout.at(lane, c)] =
+                  static_cast<T>(g[lane] * (p - one_hot - eps / static_cast<double>(layout.classes)));
+            }
+          }
+        });
+        return std::vector<Tensor>{grad_input, Tensor()};
+      });
+}
+
+// ---- nll_loss ----------------------------------------------------------------------------------------
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossOptions options) {
+  const char* op = "nll_loss";
+  const ClassLayout layout = check_class_target(input, target, options.ignore_index, op);
+  const int64_t ignore = options.ignore_index;
+
+  std::vector<double> losses(static_cast<size_t>(layout.lanes), 0.0);
+  const int64_t* t = target.data_ptr<int64_t>();
+  dispatch_floating(input.dtype(), op, [&]<typename T>() {
+    const T* x = input.data_ptr<T>();
+    for (int64_t lane = 0; lane < layout.lanes; ++lane)
+      if (t[lane] != ignore) losses[lane] = -static_cast<double>(x[layout.at(lane, t[lane])]);
+  });
+  Tensor out = finish(losses, layout.loss_shape, input.dtype(), options.reduction, layout.counted);
+
+  // grad_x = -g at each lane's target, 0 elsewhere.
+  const Reduction reduction = options.reduction;
+  return minigrad::detail::record(
+      out, "NllLossBackward0", {input, target}, [=](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        const std::vector<double> g = upstream(grad, reduction, layout.lanes, layout.counted);
+        Tensor grad_input = zeros(inputs[0].shape(), {.dtype = inputs[0].dtype()});
+        const int64_t* t = inputs[1].data_ptr<int64_t>();
+        dispatch_floating(grad_input.dtype(), "nll_loss backward", [&]<typename T>() {
+          T* grad_x = grad_input.data_ptr<T>();
+          for (int64_t lane = 0; lane < layout.lanes; ++lane)
+            if (t[lane] != ignore) grad_x[layout.at(lane, t[lane])] = static_cast<T>(-g[lane]);
+        });
+        return std::vector<Tensor>{grad_input, Tensor()};
+      });
+}
+
+// ---- binary_cross_entropy_with_logits --------------------------------------------------------
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        BCEWithLogitsLossOptions options) {
+  const char* op = "binary_cross_entropy_with_logits";
+  check_same_shape_and_dtype(input, target, op);
+  const Tensor weight = check_pos_weight(options.pos_weight, input, op);
+  const Shape& shape = input.shape();
+
+  std::vector<double> losses(static_cast<size_t>(input.numel()));
+  dispatch_floating(input.dtype(), op, [&]<typename T>() {
+    const T *x = input.data_ptr<T>(), *y = target.data_ptr<T>(), *p = weight.data_ptr<T>();
+    minigrad::detail::for_each_broadcast(shape, shape, weight.shape(), [&](int64_t i, int64_t, int64_t k) {
+      losses[i] = bce_loss(x[i], y[i], p[k]);
+    });
+  });
+  Tensor out = finish(losses, shape, input.dtype(), options.reduction, input.numel());
+
+  // grad_x = g * (sigmoid(x) - y),  grad_y = g * -x  (plus the pos_weight terms of bce_grad_*)
+  const Reduction reduction = options.reduction;
+  return minigrad::detail::record(
+      out, "BinaryCrossEntropyWithLogitsBackward0", {input, target},
+      [weight, reduction](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        const Tensor &input = inputs[0], &target = inputs[1];
+        const std::vector<double> g = upstream(grad, reduction, input.numel(), input.numel());
+        Tensor grad_input = empty_like(input), grad_target = empty_like(target);
+        dispatch_floating(input.dtype(), "binary_cross_entropy_with_logits backward", [&]<typename T>() {
+          const T *x = input.data_ptr<T>(), *y = target.data_ptr<T>(), *p = weight.data_ptr<T>();
+          T *grad_x = grad_input.data_ptr<T>(), *grad_y = grad_target.data_ptr<T>();
+          minigrad::detail::for_each_broadcast(
+              input.shape(), input.shape(), weight.shape(), [&](int64_t i, int64_t, int64_t k) {
+                grad_x[i] = static_cast<T>(g[i] * bce_grad_input(x[i], y[i], p[k]));
+                grad_y[i] = static_cast<T>(g[i] * bce_grad_target(x[i], p[k]));
+              });
+        });
+        return std::vector<Tensor>{grad_input, grad_target};
+      });
+}
+
+}  // namespace minigrad::nn::functional
+
+// ---- loss modules ------------------------------------------------------------------------------
+
+namespace minigrad::nn {
+
+Tensor Loss::forward(const Tensor&) {
+  throw std::logic_error(name() + ": a loss compares two tensors; call it as loss(input, target)");
+}
+
+Tensor MSELoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::mse_loss(input, target, options);
+}
+
+Tensor L1Loss::forward(const Tensor& input, const Tensor& target) {
+  return functional::l1_loss(input, target, options);
+}
+
+CrossEntropyLoss::CrossEntropyLoss(CrossEntropyLossOptions options) : options(options) {
+  minigrad::detail::check(options.label_smoothing >= 0.0 && options.label_smoothing <= 1.0,
+                          "CrossEntropyLoss: label_smoothing must be in [0, 1], got ",
+                          options.label_smoothing);
+}
+
+Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::cross_entropy(input, target, options);
+}
+
+Tensor NLLLoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::nll_loss(input, target, options);
+}
+
+BCEWithLogitsLoss::BCEWithLogitsLoss(BCEWithLogitsLossOptions options) : options(options) {
+  if (!options.pos_weight.defined()) return;
+  minigrad::detail::check(
+      !options.pos_weight.requires_grad(),
+      "BCEWithLogitsLoss: pos_weight cannot require grad (it is a constant, as in PyTorch)");
+  register_buffer("pos_weight", options.pos_weight);  // the same handle as options.pos_weight
+}
+
+Tensor BCEWithLogitsLoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::binary_cross_entropy_with_logits(input, target, options);
+}
+
+}  // namespace minigrad::nn
