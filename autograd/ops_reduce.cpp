@@ -1,0 +1,377 @@
+// Reductions: sum, mean, max, min, argmax, and the two softmaxes, forward and backward.
+//
+// Every op here sees its input as a block [outer, n, inner] around the reduced dim: shape
+// [2, 3, 4] reduced over dim 1 is outer 2, n 3, inner 4; over dim 0 it is [1, 2, 12]; over all
+// elements it is [1, 24, 1]. Each output element then comes from one "lane" of n input elements
+// lying `inner` apart, so every op below is the same loop over lanes (for_each_lane) with its own
+// body, and no op works out strides for itself.
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad {
+
+using detail::check;
+
+namespace {
+
+// ---- lanes: a tensor as [outer, n, inner] around the reduced dim ------------------------------
+
+/// Element k of the lane that starts at `first` sits at first + k * inner.
+struct Lanes {
+  int64_t outer = 1;  ///< product of the sizes before the dim
+  int64_t n = 1;      ///< size of the dim: elements per lane
+  int64_t inner = 1;  ///< product of the sizes after it: the distance between a lane's elements
+};
+
+/// The lanes of `shape` around `dim` (already normalised; a 0-d shape is one lane of one element).
+Lanes lanes_around(const Shape& shape, int64_t dim) {
+  Lanes lanes;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d < dim) lanes.outer *= shape[d];
+    if (d == dim) lanes.n = shape[d];
+    if (d > dim) lanes.inner *= shape[d];
+  }
+  return lanes;
+}
+
+/// All elements as a single lane.
+Lanes one_lane(const Tensor& a) { return {.outer = 1, .n = a.numel(), .inner = 1}; }
+
+/// Calls f(lane, first) once per lane: `lane` is the index of its output element (the output is
+/// the block [outer, inner], in row-major order), `first` the offset of its first input element.
+template <typename F>
+void for_each_lane(const Lanes& lanes, F&& f) {
+  for (int64_t o = 0; o < lanes.outer; ++o)
+    for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
+}
+
+/// A reduction over one dim: the normalised dim, its lanes, and the output shape ([2, 3, 4] over
+/// dim 1 gives [2, 4], or [2, 1, 4] with keepdim; a 0-d input stays 0-d, as PyTorch).
+struct DimReduction {
+  int64_t dim;
+  Lanes lanes;
+  Shape out_shape;
+};
+
+/// Checks a and dim (std::out_of_range naming `op`, the dim and the shape) and describes the reduction.
+DimReduction reduce_dim(const Tensor& a, int64_t dim, bool keepdim, const char* op) {
+  detail::check_defined(a, op);
+  const int64_t d = detail::normalize_dim(dim, a.shape(), op);
+  Shape out_shape = a.shape();
+  if (a.dim() > 0 && keepdim) out_shape[d] = 1;
+  if (a.dim() > 0 && !keepdim) out_shape.erase(out_shape.begin() + d);
+  return {d, lanes_around(a.shape(), d), out_shape};
+}
+
+/// `grad` (converted to `dtype`) with each lane's value written to all n elements of the lane,
+/// divided by `divisor`: the backward of sum (divisor 1) and mean (divisor n). Undoes a reduction
+/// the way sum_to undoes broadcasting.
+Tensor spread_lanes(const Tensor& grad, const Shape& shape, Dtype dtype, const Lanes& lanes, double divisor) {
+  const Tensor g = detail::convert(grad, dtype);
+  Tensor out = detail::new_tensor(shape, dtype);
+  dispatch_floating(dtype, "backward of a reduction", [&]<typename T>() {
+    const T* gp = g.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    for_each_lane(lanes, [&](int64_t lane, int64_t first) {
+      const auto value = static_cast<T>(static_cast<double>(gp[lane]) / divisor);
+      for (int64_t k = 0; k < lanes.n; ++k) y[first + k * lanes.inner] = value;
+    });
+  });
+  return out;
+}
+
+// ---- sum and mean ------------------------------------------------------------------------------
+
+/// PyTorch's result dtype of sum: floats keep theirs; bool and int64 count in int64.
+Dtype sum_dtype(Dtype dtype) { return is_floating_point(dtype) ? dtype : kInt64; }
+
+/// One sum per lane. Floats accumulate in double and round once at the end, so a float32 sum is
+/// as close to the exact sum as float32 allows (PyTorch's cascade sum gets there differently; the
+/// two agree to float32 rounding). Integers accumulate in uint64_t, so overflow wraps around as in
+/// PyTorch instead of being undefined behaviour.
+Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
+  Tensor out = detail::new_tensor(out_shape, sum_dtype(a.dtype()));
+  dispatch(a.dtype(), [&]<typename T>() {
+    constexpr bool floating = std::is_floating_point_v<T>;
+    using Acc = std::conditional_t<floating, double, uint64_t>;
+    using Out = std::conditional_t<floating, T, int64_t>;
+    const T* x = a.data_ptr<T>();
+    Out* y = out.data_ptr<Out>();
+    for_each_lane(lanes, [&](int64_t lane, int64_t first) {
+      Acc total = 0;
+      for (int64_t k = 0; k < lanes.n; ++k) total += static_cast<Acc>(x[first + k * lanes.inner]);
+      y[lane] = static_cast<Out>(total);
+    });
+  });
+  return out;
+}
+
+/// sum over `lanes`, recorded: grad_a = grad copied to every element of its lane.
+Tensor sum_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, const char* node) {
+  Tensor out = sum_lanes(a, lanes, out_shape);
+  return detail::record(out, node, {a}, [lanes](const Tensor& grad, const std::vector<Tensor>& inputs) {
+    return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, 1.0)};
+  });
+}
+
+/// mean over `lanes`, recorded: the lane sums divided by n (0 / 0 = nan for an empty lane, as
+/// PyTorch); grad_a = grad / n copied to every element of its lane.
+Tensor mean_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, const char* node) {
+  check(a.is_floating_point(), "mean: expected a floating-point tensor, got ", dtype_name(a.dtype()),
+        " (convert it first, e.g. x.to(kFloat32).mean())");
+  Tensor out = sum_lanes(a, lanes, out_shape);
+  const auto n = static_cast<double>(lanes.n);
+  dispatch_floating(out.dtype(), "mean", [&]<typename T>() {
+    T* y = out.data_ptr<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) y[i] = static_cast<T>(static_cast<double>(y[i]) / n);
+  });
+  return detail::record(out, node, {a}, [lanes, n](const Tensor& grad, const std::vector<Tensor>& inputs) {
+    return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, n)};
+  });
+}
+
+// ---- max, min, argmax ----------------------------------------------------------------------------
+
+enum class Extreme { Max, Min };
+
+const char* name_of(Extreme e) { return e == Extreme::Max ? "max" : "min"; }
+
+/// Does x beat the best so far? NaN beats every number (PyTorch's max and min propagate NaN), and
+/// an equal value does not, so ties keep the first occurrence.
+template <Extreme E, typename T>
+bool beats(T x, T best) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(best)) return false;
+    if (std::isnan(x)) return true;
+  }
+  return E == Extreme::Max ? x > best : x < best;
+}
+
+/// For each lane, the position (0..n-1) of its largest (Max) or smallest (Min) element, int64.
+/// `dim` is the reduced dim, or nullopt for all elements. Every lane must be non-empty: an empty
+/// lane has no extreme, so `op` throws, as PyTorch.
+template <Extreme E>
+Tensor extreme_positions(const Tensor& a, const Lanes& lanes, const Shape& out_shape,
+                         std::optional<int64_t> dim, const char* op) {
+  if (!dim) {
+    check(a.numel() > 0, op, ": cannot reduce an empty tensor (shape ", a.shape(),
+          ") over all elements; give a dim to reduce over instead");
+  } else {
+    check(lanes.n > 0, op, ": cannot reduce dim ", *dim, " of shape ", a.shape(), " because it has size 0");
+  }
+  Tensor positions = detail::new_tensor(out_shape, kInt64);
+  int64_t* p = positions.data_ptr<int64_t>();
+  dispatch(a.dtype(), [&]<typename T>() {
+    const T* x = a.data_ptr<T>();
+    for_each_lane(lanes, [&](int64_t lane, int64_t first) {
+      int64_t best = 0;
+      for (int64_t k = 1; k < lanes.n; ++k)
+        if (beats<E>(x[first + k * lanes.inner], x[first + best * lanes.inner])) best = k;
+      p[lane] = best;
+    });
+  });
+  return positions;
+}
+
+/// The element of each lane at `positions` (same dtype as a).
+Tensor pick(const Tensor& a, const Lanes& lanes, const Tensor& positions) {
+  Tensor out = detail::new_tensor(positions.shape(), a.dtype());
+  const int64_t* p = positions.data_ptr<int64_t>();
+  dispatch(a.dtype(), [&]<typename T>() {
+    const T* x = a.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    for_each_lane(lanes, [&](int64_t lane, int64_t first) { y[lane] = x[first + p[lane] * lanes.inner]; });
+  });
+  return out;
+}
+
+/// Backward of max() / min() over all elements: grad / count at each of the `count` elements of x
+/// equal to `result` (the NaN elements if it is NaN), 0 elsewhere. Tied elements share the gradient
+/// evenly, as PyTorch's evenly_distribute_backward does.
+Tensor share_among_ties(const Tensor& grad, const Tensor& x, const Tensor& result) {
+  Tensor grad_a = zeros_like(x);
+  dispatch_floating(x.dtype(), "max/min backward", [&]<typename T>() {
+    const T r = result.data_ptr<T>()[0];
+    const T* xp = x.data_ptr<T>();
+    auto is_result = [&](T v) { return std::isnan(r) ? std::isnan(v) : v == r; };
+    int64_t count = 0;
+    for (int64_t i = 0; i < x.numel(); ++i) count += is_result(xp[i]) ? 1 : 0;
+
+    const double share = detail::convert(grad, kFloat64).item<double>() / static_cast<double>(count);
+    T* g = grad_a.data_ptr<T>();
+    for (int64_t i = 0; i < x.numel(); ++i)
+      if (is_result(xp[i])) g[i] = static_cast<T>(share);
+  });
+  return grad_a;
+}
+
+/// Backward of max(dim) / min(dim): each lane's grad at the lane's returned position, 0 elsewhere.
+Tensor scatter_to_positions(const Tensor& grad, const Tensor& x, const Lanes& lanes,
+                            const Tensor& positions) {
+  const Tensor g = detail::convert(grad, x.dtype());
+  Tensor grad_a = zeros_like(x);
+  const int64_t* p = positions.data_ptr<int64_t>();
+  dispatch_floating(x.dtype(), "max/min backward", [&]<typename T>() {
+    const T* gp = g.data_ptr<T>();
+    T* y = grad_a.data_ptr<T>();
+    for_each_lane(lanes, [&](int64_t lane, int64_t first) { y[first + p[lane] * lanes.inner] = gp[lane]; });
+  });
+  return grad_a;
+}
+
+/// max() / min() over all elements -> 0-d;  grad_a = grad shared evenly among the tied extremes.
+template <Extreme E>
+Tensor extreme_all(const Tensor& a, const char* node) {
+  const char* op = name_of(E);
+  detail::check_defined(a, op);
+  const Lanes lanes = one_lane(a);
+  Tensor out = pick(a, lanes, extreme_positions<E>(a, lanes, {}, std::nullopt, op));
+  auto backward = [result = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>& inputs) {
+    return std::vector<Tensor>{share_among_ties(grad, inputs[0], result)};
+  };
+  return detail::record(out, node, {a}, backward);
+}
+
+/// max(dim) / min(dim) -> (values, indices);  grad_a = grad at the returned index (the first one
+/// on ties), 0 elsewhere.
+template <Extreme E>
+std::tuple<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim, const char* node) {
+  const char* op = name_of(E);
+  const DimReduction r = reduce_dim(a, dim, keepdim, op);
+  Tensor indices = extreme_positions<E>(a, r.lanes, r.out_shape, r.dim, op);
+  Tensor values = pick(a, r.lanes, indices);
+  auto backward = [lanes = r.lanes, positions = detail::saved(indices)](const Tensor& grad,
+                                                                        const std::vector<Tensor>& inputs) {
+    return std::vector<Tensor>{scatter_to_positions(grad, inputs[0], lanes, positions)};
+  };
+  return {detail::record(values, node, {a}, backward), indices};
+}
+
+void check_argmax_dtype(const Tensor& a) {
+  detail::check_defined(a, "argmax");
+  check(a.dtype() != kBool,
+        "argmax: not implemented for bool tensors (as in PyTorch); convert first, e.g. "
+        "x.to(kInt64).argmax()");
+}
+
+// ---- softmax and log_softmax -------------------------------------------------------------------
+
+/// softmax (Log = false) or log_softmax (Log = true) of each lane of a, into out.
+/// Stable: with m the lane's max, e^(x - m) / sum e^(x - m) is the same value as e^x / sum e^x but
+/// never overflows, and log_softmax = x - m - log(sum e^(x - m)) never takes the log of 0 or inf.
+/// A -inf element gets probability 0; an all -inf lane gives nan ((-inf) - (-inf)), as PyTorch.
+template <bool Log, typename T>
+void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
+  for_each_lane(lanes, [&](int64_t, int64_t first) {
+    auto at = [&](int64_t k) { return first + k * lanes.inner; };
+    T m = x[first];
+    for (int64_t k = 1; k < lanes.n; ++k) m = x[at(k)] > m ? x[at(k)] : m;
+    double total = 0;  // accumulated in double, as sum_lanes does
+    for (int64_t k = 0; k < lanes.n; ++k) total += std::exp(static_cast<double>(x[at(k)] - m));
+    const double log_total = std::log(total);
+    for (int64_t k = 0; k < lanes.n; ++k) {
+      const double shifted = static_cast<double>(x[at(k)] - m);
+      y[at(k)] = static_cast<T>(Log ? shifted - log_total : std::exp(shifted) / total);
+    }
+  });
+}
+
+/// softmax (Log = false): grad_a = out * (grad - sum(grad * out));
+/// log_softmax (Log = true): grad_a = grad - e^out * sum(grad). Sums run along each lane.
+template <bool Log>
+Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lanes) {
+  const Tensor g = detail::convert(grad, out.dtype());
+  Tensor grad_a = detail::new_tensor(out.shape(), out.dtype());
+  dispatch_floating(out.dtype(), Log ? "log_softmax backward" : "softmax backward", [&]<typename T>() {
+    const T* gp = g.data_ptr<T>();
+    const T* y = out.data_ptr<T>();
+    T* ga = grad_a.data_ptr<T>();
+    for_each_lane(lanes, [&](int64_t, int64_t first) {
+      auto at = [&](int64_t k) { return first + k * lanes.inner; };
+      double total = 0;  // softmax: sum(grad * out); log_softmax: sum(grad)
+      for (int64_t k = 0; k < lanes.n; ++k)
+        total += Log ? gp[at(k)] : static_cast<double>(gp[at(k)]) * y[at(k)];
+      for (int64_t k = 0; k < lanes.n; ++k) {
+        const double gk = gp[at(k)], yk = y[at(k)];
+        ga[at(k)] = static_cast<T>(Log ? gk - std::exp(yk) * total : yk * (gk - total));
+      }
+    });
+  });
+  return grad_a;
+}
+
+/// softmax or log_softmax along `dim`: the output keeps a's shape; the backward above, per lane.
+template <bool Log>
+Tensor softmax_impl(const Tensor& a, int64_t dim) {
+  const char* op = Log ? "log_softmax" : "softmax";
+  const DimReduction r = reduce_dim(a, dim, /*keepdim=*/true, op);
+  Tensor out = detail::new_tensor(a.shape(), a.dtype());
+  dispatch_floating(a.dtype(), op, [&]<typename T>() {
+    if (a.numel() > 0) softmax_lanes<Log>(a.data_ptr<T>(), out.data_ptr<T>(), r.lanes);
+  });
+  const char* node = Log ? "LogSoftmaxBackward0" : "SoftmaxBackward0";
+  auto backward = [lanes = r.lanes, result = detail::saved(out)](const Tensor& grad,
+                                                                 const std::vector<Tensor>&) {
+    return std::vector<Tensor>{softmax_backward<Log>(grad, result, lanes)};
+  };
+  return detail::record(out, node, {a}, backward);
+}
+
+}  // namespace
+
+// ---- the public ops ------------------------------------------------------------------------------
+
+Tensor sum(const Tensor& a) {
+  detail::check_defined(a, "sum");
+  return sum_impl(a, one_lane(a), {}, "SumBackward0");
+}
+
+Tensor sum(const Tensor& a, int64_t dim, bool keepdim) {
+  const DimReduction r = reduce_dim(a, dim, keepdim, "sum");
+  return sum_impl(a, r.lanes, r.out_shape, "SumBackward1");
+}
+
+Tensor mean(const Tensor& a) {
+  detail::check_defined(a, "mean");
+  return mean_impl(a, one_lane(a), {}, "MeanBackward0");
+}
+
+Tensor mean(const Tensor& a, int64_t dim, bool keepdim) {
+  const DimReduction r = reduce_dim(a, dim, keepdim, "mean");
+  return mean_impl(a, r.lanes, r.out_shape, "MeanBackward1");
+}
+
+// PyTorch numbers the nodes the other way round here: max() records MaxBackward1, max(dim) MaxBackward0.
+Tensor max(const Tensor& a) { return extreme_all<Extreme::Max>(a, "MaxBackward1"); }
+
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
+  return extreme_dim<Extreme::Max>(a, dim, keepdim, "MaxBackward0");
+}
+
+Tensor min(const Tensor& a) { return extreme_all<Extreme::Min>(a, "MinBackward1"); }
+
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
+  return extreme_dim<Extreme::Min>(a, dim, keepdim, "MinBackward0");
+}
+
+Tensor argmax(const Tensor& a) {
+  check_argmax_dtype(a);
+  return extreme_positions<Extreme::Max>(a, one_lane(a), {}, std::nullopt, "argmax");
+}
+
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
+  check_argmax_dtype(a);
+  const DimReduction r = reduce_dim(a, dim, keepdim, "argmax");
+  return extreme_positions<Extreme::Max>(a, r.lanes, r.out_shape, r.dim, "argmax");
+}
+
+Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl<false>(a, dim); }
+
+Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl<true>(a, dim); }
+
+}  // namespace minigrad
