@@ -1,0 +1,89 @@
+// Optimizer: what every optimizer shares (PyTorch's torch.optim.Optimizer).
+//
+// An optimizer holds handles to the model's parameters (they alias the model's tensors, so an
+// update is seen by the model), a learning rate, and per-parameter state such as a momentum
+// buffer. step() reads each parameter's .grad() and changes the parameter in place, under a
+// NoGradGuard; zero_grad() clears the gradients, which otherwise add up across backward() calls.
+// state_dict() flattens the state into named tensors, with PyTorch's names, for checkpoints.
+// Subclasses (SGD, Adam, AdamW) only write the update of one parameter: the textbook formulas.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+
+namespace minigrad::optim {
+
+/// The state of one parameter, by PyTorch's names: "momentum_buffer", or "step", "exp_avg",
+/// "exp_avg_sq", "max_exp_avg_sq". Empty until the parameter's first update (PyTorch's
+/// `optimizer.state[p]`).
+using ParamState = std::map<std::string, Tensor>;
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// One update of every parameter from its gradient (`optimizer.step()`). Runs under NoGradGuard.
+  /// A parameter whose grad() is undefined (no backward reached it) is skipped and its state
+  /// left as it is, as PyTorch does.
+  virtual void step();
+
+  /// Clears every parameter's gradient; gradients add up across backward() calls until then
+  /// (`optimizer.zero_grad()`). With set_to_none the grads become undefined (PyTorch 2's
+  /// default; 1.13 defaulted to false), else they are filled with zeros in place.
+  void zero_grad(bool set_to_none = true);
+
+  /// The learning rate (PyTorch's `param_groups[0]["lr"]`), what schedulers read and change.
+  double lr() const { return lr_; }
+  /// Throws std::invalid_argument for a negative or NaN lr.
+  void set_lr(double lr);
+
+  /// The parameters, in the order given to the constructor (`param_groups[0]["params"]`).
+  const std::vector<Tensor>& parameters() const { return params_; }
+
+  /// A snapshot (copies) of the hyperparameters and state as flat, named tensors, PyTorch's
+  /// state_dict with its nesting spelt as dots: "param_groups.0.lr", "param_groups.0.betas",
+  /// "state.0.step", "state.0.exp_avg", ... (parameters are numbered from 0; a parameter never
+  /// updated has no "state.i.*" entries). Hyperparameters are 0-d tensors (betas has shape [2]).
+  std::map<std::string, Tensor> state_dict() const;
+
+  /// Restores what state_dict() saved into an optimizer of the same type, options and parameter
+  /// shapes: the lr and every parameter's state (converted to the parameter's dtype, as PyTorch).
+  /// Unlike PyTorch, the other hyperparameters are not overwritten: they must equal this
+  /// optimizer's. Throws std::invalid_argument, before changing anything, for a missing or
+  /// unexpected key, a tensor of the wrong shape, or a hyperparameter that differs.
+  void load_state_dict(const std::map<std::string, Tensor>& state_dict);
+
+ protected:
+  /// Checks the parameters (not empty, floating, leaves that require grad, each given once) and
+  /// the lr; `name` ("SGD") starts every error message.
+  Optimizer(std::vector<Tensor> params, double lr, std::string name);
+
+  /// The update of one parameter from its gradient (same shape and dtype), using and updating
+  /// its state. Called by step() under NoGradGuard, only for parameters that have a gradient.
+  virtual void update(Tensor& param, const Tensor& grad, ParamState& state) = 0;
+
+  /// The hyperparameters other than lr, by PyTorch's names, for state_dict ("momentum" -> 0-d).
+  virtual std::map<std::string, Tensor> hyperparameters() const = 0;
+
+  /// The names of the state one updated parameter has ({"step", "exp_avg", "exp_avg_sq"}).
+  /// "step" is a 0-d counter; every other state tensor has the parameter's shape.
+  virtual std::vector<std::string> state_names() const = 0;
+
+  const std::string& name() const { return name_; }
+
+ private:
+  void check_state_dict(const std::map<std::string, Tensor>& state_dict) const;
+
+  std::vector<Tensor> params_;
+  std::vector<ParamState> state_;  ///< state_[i] belongs to params_[i]
+  double lr_;
+  std::string name_;
+};
+
+}  // namespace minigrad::optim

@@ -1,0 +1,87 @@
+// Tests for nn::utils::clip_grad_norm_ against torch.nn.utils.clip_grad_norm_ (PyTorch 1.13).
+// Each fixture case gives three gradients (or null: that parameter has none), max_norm and the
+// norm type; PyTorch's returned total norm and the clipped gradients are compared, then a few
+// cases worked by hand and every bad-input throw.
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "optim/clip_grad.hpp"
+#include "optim/optim_fixture.hpp"
+
+namespace {
+
+using namespace optim_test;
+using minigrad::nn::utils::clip_grad_norm_;
+
+double norm_type_of(const json& c) {
+  if (c["norm_type"] == "inf") return std::numeric_limits<double>::infinity();
+  return c["norm_type"].get<double>();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(clip_grad)
+
+BOOST_AUTO_TEST_CASE(total_norm_and_clipped_gradients_match_pytorch) {
+  std::set<std::string> expected_cases = {"clip_scales_gradients_whose_norm_exceeds_max_norm",
+                                          "clip_leaves_gradients_below_max_norm",
+                                          "clip_with_the_one_norm_in_float64", "clip_with_the_infinity_norm",
+                                          "clip_with_the_three_norm_skips_a_missing_grad"};
+  std::set<std::string> seen;
+  for (const json& c : fixture()["clip_grad_norm"]) {
+    seen.insert(c["name"].get<std::string>());
+    BOOST_TEST_CONTEXT(c["name"].get<std::string>()) {
+      const Dtype dtype = dtype_named(c["dtype"]);
+      std::vector<Tensor> params;
+      for (const json& shape : c["shapes"]) {
+        params.push_back(minigrad::zeros(shape.get<Shape>(), {.dtype = dtype, .requires_grad = true}));
+      }
+      set_grads(params, c["grads"]);
+
+      const double total_norm = clip_grad_norm_(params, c["max_norm"].get<double>(), norm_type_of(c));
+      check_close({total_norm}, dtype, json::array({c["total_norm"]}), "total norm");
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (c["clipped"][i].is_null()) {
+          BOOST_TEST(!params[i].grad().defined());
+        } else {
+          check_close(params[i].grad(), c["clipped"][i], "gradient " + std::to_string(i));
+        }
+      }
+    }
+  }
+  BOOST_TEST(seen == expected_cases, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_three_four_gradient_is_scaled_to_length_one) {
+  // |(3, 4)| = 5; clip_coef = 1 / (5 + 1e-6), so the gradient becomes (0.6, 0.8) up to 1e-6.
+  Tensor p = minigrad::zeros({2}, {.dtype = minigrad::kFloat64, .requires_grad = true});
+  p.set_grad(minigrad::tensor({3.0, 4.0}, {.dtype = minigrad::kFloat64}));
+  BOOST_TEST(clip_grad_norm_({p}, 1.0) == 5.0);
+  BOOST_TEST(p.grad().at({0}) == 3.0 / (5.0 + 1e-6));
+  BOOST_TEST(p.grad().at({1}) == 4.0 / (5.0 + 1e-6));
+}
+
+BOOST_AUTO_TEST_CASE(no_gradient_at_all_gives_a_total_norm_of_zero) {
+  Tensor p = minigrad::zeros({2}, {.requires_grad = true});
+  BOOST_TEST(clip_grad_norm_({p}, 1.0) == 0.0);
+  BOOST_TEST(clip_grad_norm_({}, 1.0) == 0.0);
+  BOOST_TEST(!p.grad().defined());
+}
+
+BOOST_AUTO_TEST_CASE(bad_arguments_throw_naming_clip_grad_norm_and_the_value) {
+  Tensor p = minigrad::zeros({2}, {.requires_grad = true});
+  p.set_grad(minigrad::ones({2}));
+  check_throws([&] { clip_grad_norm_({p}, -1.0); }, "clip_grad_norm_: max_norm must be >= 0, got -1");
+  check_throws([&] { clip_grad_norm_({p}, std::numeric_limits<double>::quiet_NaN()); },
+               "clip_grad_norm_: max_norm must be >= 0, got nan");
+  check_throws([&] { clip_grad_norm_({p}, 1.0, 0.0); },
+               "clip_grad_norm_: norm_type must be > 0 (or infinity), got 0");
+  check_throws([&] { clip_grad_norm_({p}, 1.0, -2.0); },
+               "clip_grad_norm_: norm_type must be > 0 (or infinity), got -2");
+  check_throws([&] { clip_grad_norm_({p, Tensor()}, 1.0); }, "clip_grad_norm_: parameter 1 is undefined");
+  BOOST_TEST(p.grad().to_vector<double>() == (std::vector<double>{1, 1}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
