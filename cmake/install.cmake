@@ -1,0 +1,28 @@
+# `cmake --install` puts headers, the three libraries and a CMake package in a prefix, so an
+# outside project writes:
+#   find_package(minigrad CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE minigrad::minigrad)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set_target_properties(minigrad_autograd PROPERTIES EXPORT_NAME autograd)
+set_target_properties(minigrad_nn PROPERTIES EXPORT_NAME nn)
+set_target_properties(minigrad_optim PROPERTIES EXPORT_NAME optim)
+foreach(target minigrad_autograd minigrad_nn minigrad_optim minigrad)
+  target_include_directories(${target} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endforeach()
+
+install(TARGETS minigrad_autograd minigrad_nn minigrad_optim minigrad EXPORT minigradTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY autograd nn optim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(FILES minigrad.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/minigrad)
+install(EXPORT minigradTargets NAMESPACE minigrad:: DESTINATION ${config_dir})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/minigradConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/minigradConfig.cmake INSTALL_DESTINATION ${config_dir})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/minigradConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/minigradConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/minigradConfigVersion.cmake
+        DESTINATION ${config_dir})
