@@ -228,7 +228,7 @@ std::string add_suffixes(std::string text, const std::vector<std::string>& suffi
 }  // namespace
 
 std::string to_string(const Tensor& tensor) {
-  detail::check_defined(tensor, "print");
+  if (!tensor.defined()) return "None";  // what Python prints for x.grad before any backward()
   const std::string prefix = "tensor(";
   const int64_t indent = static_cast<int64_t>(prefix.size());
   const std::string body = tensor.numel() == 0 ? "[]" : contents(tensor, indent);

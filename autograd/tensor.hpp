@@ -289,6 +289,7 @@ Tensor randperm(int64_t n, Generator& generator, TensorOptions options = {.dtype
 
 /// Prints as PyTorch does: `tensor([[ 0.1234, -1.0000]])`, summarised with `...` above 1000
 /// elements, with `dtype=`, `requires_grad=True` or `grad_fn=<...>` suffixes where PyTorch adds them.
+/// An undefined tensor (e.g. grad() before any backward) prints `None`, as Python prints x.grad.
 std::ostream& operator<<(std::ostream& os, const Tensor& tensor);
 /// The same text as operator<<.
 std::string to_string(const Tensor& tensor);
