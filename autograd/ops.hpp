@@ -92,22 +92,28 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value);
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // ---- reductions --------------------------------------------------------------------------------
+// Over all elements the result is 0-d; over `dim` that dim is removed (kept as size 1 with keepdim).
+// Result dtypes as PyTorch: sum of bool or int64 gives int64 (so `(x < 0).sum().item<int64_t>()`
+// counts), sum of floats keeps the dtype (accumulated in double, rounded once); max/min keep the
+// input's dtype. A dim out of range throws std::out_of_range naming the dim and the shape.
 
 // sum: out = sum of all elements (or over `dim`);  grad_a = grad broadcast back to a's shape
 Tensor sum(const Tensor& a);
 Tensor sum(const Tensor& a, int64_t dim, bool keepdim = false);
 // mean: out = sum / count;  grad_a = grad / count, broadcast back
+// (floating dtypes only: std::invalid_argument for int64/bool; the mean of an empty tensor is nan)
 Tensor mean(const Tensor& a);
 Tensor mean(const Tensor& a, int64_t dim, bool keepdim = false);
-// max: out = largest element (or per `dim`, with its index);  grad_a = grad at the argmax, 0 elsewhere
-// (over all elements, ties share the gradient equally, as PyTorch's max() does)
+// max: out = largest element (or per `dim`, with its int64 index);  grad_a = grad at the argmax, 0 elsewhere
+// (over all elements, ties share the gradient equally, as PyTorch's max() does; nan wins).
+// Throws std::invalid_argument for an empty tensor or an empty reduced dim.
 Tensor max(const Tensor& a);
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 // min: as max, for the smallest element
 Tensor min(const Tensor& a);
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
 /// Index of the largest element (of the flattened tensor, or along `dim`), int64; the first one
-/// on ties (`torch.argmax`). Not differentiable.
+/// on ties (`torch.argmax`). Not differentiable. Throws for bool and empty inputs.
 Tensor argmax(const Tensor& a);
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
 
