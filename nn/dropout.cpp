@@ -1,0 +1,20 @@
+// nn::Dropout: the probability, checked once, and F::dropout with the module's training flag.
+//
+// The one place where train() and eval() change what a forward computes: in training the mask
+// is drawn from the default generator, in eval the input passes through untouched.
+#include "nn/dropout.hpp"
+
+#include "autograd/op_support.hpp"
+#include "nn/functional.hpp"
+
+namespace minigrad::nn {
+
+Dropout::Dropout(double p) : p(p) {
+  minigrad::detail::check(p >= 0 && p <= 1, "Dropout: probability has to be between 0 and 1, but got ", p);
+}
+
+Tensor Dropout::forward(const Tensor& input) { return functional::dropout(input, p, is_training()); }
+
+std::string Dropout::extra_repr() const { return "p=" + detail::python_repr(p) + ", inplace=False"; }
+
+}  // namespace minigrad::nn

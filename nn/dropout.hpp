@@ -1,0 +1,25 @@
+// nn::Dropout: during training, zero each number with probability p and scale the survivors by
+// 1 / (1 - p), so the expected value is unchanged; in eval mode, pass everything through.
+// It is the one layer of this folder whose forward depends on train() / eval() (`nn.Dropout`).
+#pragma once
+
+#include <string>
+
+#include "nn/module.hpp"
+
+namespace minigrad::nn {
+
+class Dropout : public Module {
+ public:
+  /// Throws std::invalid_argument unless 0 <= p <= 1.
+  explicit Dropout(double p = 0.5);
+  /// F::dropout(input, p, is_training()): draws its mask from the default generator in training.
+  Tensor forward(const Tensor& input) override;
+  /// "p=0.5, inplace=False" (p printed as Python prints a float, so Dropout(0) shows p=0.0
+  /// where PyTorch, given the integer 0, shows p=0)
+  std::string extra_repr() const override;
+
+  double p;
+};
+
+}  // namespace minigrad::nn

@@ -1,0 +1,218 @@
+// linear, gelu and dropout: forward first, backward lambda right below, as every op.
+//
+// linear is the layer the whole course stands on. Its inputs [..., I] are N = (product of the
+// leading dims) rows of I numbers, one row per token, and every row meets the same weight: one
+// GEMM over all rows, whatever the batch and time dims. The weight is stored [O, I], as PyTorch
+// stores it, and the BLAS reads it transposed in place (CblasTrans): no copy of W^T is ever made.
+#include "nn/functional.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+
+namespace minigrad::nn::functional {
+
+using minigrad::detail::check;
+
+namespace {
+
+// c = op(x) @ op(y) + beta * c, c [rows, cols] row-major, op(x) [rows, inner], op(y) [inner, cols];
+// trans_x means x is stored [inner, rows], trans_y means y is stored [cols, inner].
+template <typename T>
+void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
+          T beta, T* c) {
+  if (rows == 0 || cols == 0) return;
+  if (inner == 0) {  // an empty sum is 0; the BLAS would reject the zero leading dimension
+    if (beta == T(0)) std::fill_n(c, rows * cols, T(0));
+    return;
+  }
+  const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
+  const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
+                        flag_y = trans_y ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, flag_x, flag_y, rows, cols, inner, 1.0f, x, ldx, y, ldy, beta, c, cols);
+  } else {
+    cblas_dgemm(CblasRowMajor, flag_x, flag_y, rows, cols, inner, 1.0, x, ldx, y, ldy, beta, c, cols);
+  }
+}
+
+void check_linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  minigrad::detail::check_defined(input, "linear");
+  minigrad::detail::check_defined(weight, "linear");
+  check(weight.dim() == 2, "linear: the weight must be 2-d [out_features, in_features], got shape ",
+        weight.shape());
+  check(input.dim() >= 1,
+        "linear: the input must have at least 1 dimension (its features), got a 0-d tensor");
+  const int64_t in_features = weight.size(1), out_features = weight.size(0);
+  check(input.size(-1) == in_features, "linear: input has ", input.size(-1),
+        " features but the weight expects ", in_features, " (input ", input.shape(), ", weight ",
+        weight.shape(), ")");
+  check(!bias.defined() || bias.shape() == Shape{out_features}, "linear: the bias has shape ",
+        bias.defined() ? bias.shape() : Shape{}, " but the weight ", weight.shape(), " needs [", out_features,
+        "]");
+
+  const bool same_dtype =
+      input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == weight.dtype());
+  check(same_dtype && input.is_floating_point(),
+        "linear: expected float32 or float64 tensors of one dtype, got input ", dtype_name(input.dtype()),
+        ", weight ", dtype_name(weight.dtype()),
+        bias.defined() ? ", bias " + dtype_name(bias.dtype()) : std::string());
+  check(in_features <= INT_MAX && out_features <= INT_MAX &&
+            input.numel() / std::max<int64_t>(in_features, 1) <= INT_MAX,
+        "linear: input ", input.shape(), " and weight ", weight.shape(), " are larger than the BLAS accepts");
+}
+
+// grad_x = grad @ W ([N, O] @ [O, I]), grad_W = grad^T @ x ([O, N] @ [N, I]), grad_b = column
+// sums of grad; each only for an input that requires grad.
+std::vector<Tensor> linear_backward(const Tensor& grad, const std::vector<Tensor>& inputs, int64_t rows) {
+  const Tensor &x = inputs[0], &w = inputs[1], &b = inputs[2];
+  const int64_t in_features = w.size(1), out_features = w.size(0);
+  Tensor grad_x = x.requires_grad() ? minigrad::detail::new_tensor(x.shape(), x.dtype()) : Tensor();
+  Tensor grad_w = w.requires_grad() ? minigrad::detail::new_tensor(w.shape(), w.dtype()) : Tensor();
+  Tensor grad_b = b.defined() && b.requires_grad() ? zeros(b.shape(), {.dtype = b.dtype()}) : Tensor();
+
+  dispatch_floating(grad.dtype(), "linear backward", [&]<typename T>() {
+    const T* g = grad.data_ptr<T>();
+    if (grad_x.defined())
+      gemm<T>(false, false, rows, in_features, out_features, g, w.data_ptr<T>(), T(0), grad_x.data_ptr<T>());
+    if (grad_w.defined())
+      gemm<T>(true, false, out_features, in_features, rows, g, x.data_ptr<T>(), T(0), grad_w.data_ptr<T>());
+    if (grad_b.defined()) {
+      T* gb = grad_b.data_ptr<T>();
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < out_features; ++j) gb[j] += g[i * out_features + j];
+    }
+  });
+  return {grad_x, grad_w, grad_b};
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  check_linear(input, weight, bias);
+  const int64_t in_features = weight.size(1), out_features = weight.size(0);
+  Shape out_shape(input.shape().begin(), input.shape().end() - 1);
+  const int64_t rows = shape_numel(out_shape);  // every leading dim folds into the rows
+  out_shape.push_back(out_features);
+
+  // With a bias, each output row starts as b and the GEMM adds x @ W^T onto it (beta = 1), as
+  // torch.addmm does: the bias is summed in the GEMM's own pass, not in a second one.
+  Tensor out = minigrad::detail::new_tensor(out_shape, input.dtype());
+  dispatch_floating(input.dtype(), "linear", [&]<typename T>() {
+    T* o = out.data_ptr<T>();
+    if (bias.defined()) {
+      const T* b = bias.data_ptr<T>();
+      for (int64_t i = 0; i < rows; ++i) std::copy_n(b, out_features, o + i * out_features);
+    }
+    const T beta = bias.defined() ? T(1) : T(0);
+    gemm<T>(false, true, rows, out_features, in_features, input.data_ptr<T>(), weight.data_ptr<T>(), beta, o);
+  });
+
+  // One node for the whole addmm (PyTorch names its 2-d case AddmmBackward0, MmBackward0 without bias).
+  const char* name = bias.defined() ? "AddmmBackward0" : "MmBackward0";
+  return minigrad::detail::record(out, name, {input, weight, bias},
+                                  [rows](const Tensor& grad, const std::vector<Tensor>& inputs) {
+                                    return linear_backward(grad, inputs, rows);
+                                  });
+}
+
+// ---- gelu -----------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr double kSqrt1_2 = 0.70710678118654752440;      // 1 / sqrt(2)
+constexpr double kInvSqrt2Pi = 0.39894228040143267794;   // 1 / sqrt(2 pi)
+constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
+constexpr double kKappa = 0.044715;                      // the cubic term of the tanh approximation
+
+template <typename T>
+T gelu_value(T x, bool tanh_approx) {
+  if (tanh_approx) {
+    const T inner = T(kSqrt2OverPi) * (x + T(kKappa) * x * x * x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+  return x * T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
+}
+
+// d gelu / dx at x (the formulas of functional.hpp).
+template <typename T>
+T gelu_slope(T x, bool tanh_approx) {
+  if (tanh_approx) {
+    const T tanh_inner = std::tanh(T(kSqrt2OverPi) * (x + T(kKappa) * x * x * x));
+    const T inner_slope = T(kSqrt2OverPi) * (T(1) + T(3 * kKappa) * x * x);
+    return T(0.5) * (T(1) + tanh_inner) + T(0.5) * x * (T(1) - tanh_inner * tanh_inner) * inner_slope;
+  }
+  const T cdf = T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
+  const T pdf = T(kInvSqrt2Pi) * std::exp(T(-0.5) * x * x);
+  return cdf + x * pdf;
+}
+
+}  // namespace
+
+Tensor gelu(const Tensor& input, const std::string& approximate) {
+  minigrad::detail::check_defined(input, "gelu");
+  check(approximate == "none" || approximate == "tanh",
+        "gelu: approximate must be \"none\" or \"tanh\", got \"", approximate, "\"");
+  const bool tanh_approx = approximate == "tanh";
+  Tensor out = minigrad::detail::new_tensor(input.shape(), input.dtype());
+  dispatch_floating(input.dtype(), "gelu", [&]<typename T>() {
+    const T* x = input.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < input.numel(); ++i) o[i] = gelu_value(x[i], tanh_approx);
+  });
+
+  return minigrad::detail::record(out, "GeluBackward0", {input},
+                                  [tanh_approx](const Tensor& grad, const std::vector<Tensor>& inputs) {
+                                    Tensor grad_x = minigrad::detail::new_tensor(grad.shape(), grad.dtype());
+                                    dispatch_floating(grad.dtype(), "gelu backward", [&]<typename T>() {
+                                      const T* g = grad.data_ptr<T>();
+                                      const T* x = inputs[0].data_ptr<T>();
+                                      T* gx = grad_x.data_ptr<T>();
+                                      for (int64_t i = 0; i < grad.numel(); ++i)
+                                        gx[i] = g[i] * gelu_slope(x[i], tanh_approx);
+                                    });
+                                    return std::vector<Tensor>{grad_x};
+                                  });
+}
+
+// ---- dropout --------------------------------------------------------------------------------------
+
+Tensor dropout(const Tensor& input, double p, bool training) {
+  return dropout(input, p, training, default_generator());
+}
+
+Tensor dropout(const Tensor& input, double p, bool training, Generator& generator) {
+  minigrad::detail::check_defined(input, "dropout");
+  check(p >= 0 && p <= 1, "dropout: probability has to be between 0 and 1, but got ", p, " (input ",
+        input.shape(), ")");
+  if (!training || p == 0 || input.numel() == 0) return input;
+
+  // The mask PyTorch's CPU dropout draws: keep = bernoulli_(1 - p), then keep / (1 - p) in the
+  // input's dtype. With p = 1 nothing is kept and nothing is drawn.
+  Tensor mask = zeros(input.shape(), {.dtype = input.dtype()});
+  Tensor out = minigrad::detail::new_tensor(input.shape(), input.dtype());
+  dispatch_floating(input.dtype(), "dropout", [&]<typename T>() {
+    T* m = mask.data_ptr<T>();
+    if (p < 1) {
+      generator.bernoulli(m, mask.numel(), 1 - p);
+      for (int64_t i = 0; i < mask.numel(); ++i) m[i] = m[i] / static_cast<T>(1 - p);
+    }
+    const T* x = input.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < input.numel(); ++i) o[i] = x[i] * m[i];
+  });
+
+  return minigrad::detail::record(out, "MulBackward0", {input},
+                                  [mask](const Tensor& grad, const std::vector<Tensor>&) {
+                                    return std::vector<Tensor>{mul(grad, mask)};
+                                  });
+}
+
+}  // namespace minigrad::nn::functional

@@ -1,0 +1,43 @@
+// The differentiable functions behind nn's layers (torch.nn.functional, imported as F):
+// linear, gelu and dropout. Each is one op with its forward and backward side by side in
+// functional.cpp, like the ops of autograd/ops.hpp; a layer (nn::Linear, nn::GELU, nn::Dropout)
+// only holds their arguments. Write `namespace F = minigrad::nn::functional;` to spell them
+// `F::linear(x, w, b)` as the Python does.
+//
+// Shape letters: N rows, I input features, O output features; "..." any leading dimensions.
+#pragma once
+
+#include <string>
+
+#include "autograd/random.hpp"
+#include "autograd/tensor.hpp"
+
+namespace minigrad::nn::functional {
+
+// linear: out = x @ W^T + b, x [..., I], W [O, I], b [O] -> out [..., O] (leading dims flattened
+// into N rows);  grad_x = grad @ W,  grad_W = grad^T @ x (summed over all rows),
+// grad_b = grad summed over all rows
+/// As `F.linear(input, weight, bias)`; bias may be an undefined Tensor (no bias). Float32 or
+/// float64, all three of one dtype. Throws std::invalid_argument for an input of the wrong width
+/// (`linear: input has 64 features but the weight expects 128 (input [2, 64], weight [512, 128])`),
+/// a weight that is not 2-d, a bias that is not [O], mixed or integer dtypes, a 0-d input.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+
+// gelu: out = x * Phi(x), Phi the standard normal CDF: 0.5 * (1 + erf(x / sqrt 2));
+//   grad_x = grad * (Phi(x) + x * phi(x)),  phi(x) = e^(-x^2/2) / sqrt(2 pi)
+// With approximate = "tanh": out = 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3);
+//   grad_x = grad * (0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) sqrt(2/pi) (1 + 3 * 0.044715 x^2))
+/// As `F.gelu(input, approximate)`; float32 or float64. Throws std::invalid_argument for an
+/// approximate other than "none" or "tanh".
+Tensor gelu(const Tensor& input, const std::string& approximate = "none");
+
+// dropout: out = x * mask / (1 - p), mask[i] = 1 with probability 1 - p, else 0;
+//   grad_x = grad * mask / (1 - p)
+/// As `F.dropout(input, p, training)`: in training, zeroes each element with probability p and
+/// scales the rest by 1 / (1 - p), drawing the mask as PyTorch's CPU code does (bernoulli_(1 - p)
+/// on the default generator, or on `generator`); out of training, or with p = 0, returns the
+/// input itself. Float32 or float64. Throws std::invalid_argument unless 0 <= p <= 1.
+Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+Tensor dropout(const Tensor& input, double p, bool training, Generator& generator);
+
+}  // namespace minigrad::nn::functional

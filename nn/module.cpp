@@ -1,0 +1,320 @@
+// nn::Module: registration, the walks over the module tree, training mode, state dicts and the
+// PyTorch-style printout.
+//
+// Every walk follows torch/nn/modules/module.py: a module's own entries first, in registration
+// order, then each child's, depth first, names joined with dots. named_parameters() and modules()
+// list a shared tensor or module once (PyTorch's memo set); state_dict() lists it under every name.
+#include "nn/module.hpp"
+
+#include <cxxabi.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <typeinfo>
+#include <unordered_set>
+
+#include "autograd/op_support.hpp"
+
+namespace minigrad::nn {
+
+using minigrad::detail::check;
+
+// ---- what a subclass defines -------------------------------------------------------------------
+
+Tensor Module::forward(const Tensor&) {
+  throw std::logic_error("Module [" + name() + "] is missing the required \"forward\" function");
+}
+
+std::string Module::name() const { return detail::short_type_name(typeid(*this)); }
+
+// ---- registration -------------------------------------------------------------------------------
+
+void Module::check_new_name(const std::string& name, const char* what) const {
+  check(!name.empty(), what, ": the name must not be empty (in ", this->name(), ")");
+  check(name.find('.') == std::string::npos, what, ": the name \"", name, "\" must not contain '.' (in ",
+        this->name(), ")");
+  bool used = false;
+  for (const auto& [key, value] : parameters_) used = used || key == name;
+  for (const auto& [key, value] : buffers_) used = used || key == name;
+  for (const auto& [key, value] : children_) used = used || key == name;
+  check(!used, what, ": ", this->name(), " already has a member named \"", name, "\"");
+}
+
+Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
+  check_new_name(name, "register_parameter");
+  check(tensor.defined(), "register_parameter: \"", name, "\" is an undefined tensor");
+  check(tensor.is_floating_point(), "register_parameter: \"", name, "\" has dtype ",
+        dtype_name(tensor.dtype()), "; only float32 and float64 tensors can be trained");
+  tensor.requires_grad_(true);
+  parameters_.emplace_back(name, tensor);
+  return tensor;
+}
+
+Tensor Module::register_buffer(const std::string& name, Tensor tensor) {
+  check_new_name(name, "register_buffer");
+  check(tensor.defined(), "register_buffer: \"", name, "\" is an undefined tensor");
+  buffers_.emplace_back(name, tensor);
+  return tensor;
+}
+
+void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
+  check_new_name(name, "register_module");
+  check(child != nullptr, "register_module: \"", name, "\" is a null pointer");
+  check(child.get() != this, "register_module: ", this->name(), " cannot be its own child \"", name, "\"");
+  children_.emplace_back(name, std::move(child));
+}
+
+// ---- walking the tree -----------------------------------------------------------------------------
+
+void Module::descendants(const std::string& prefix, std::vector<std::pair<std::string, Module*>>& out,
+                         std::unordered_set<const Module*>& seen) const {
+  for (const auto& [key, child] : children_) {
+    if (!seen.insert(child.get()).second) continue;
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    out.emplace_back(name, child.get());
+    child->descendants(name, out, seen);
+  }
+}
+
+void Module::collect(bool recurse, bool buffers, NamedTensors& out) const {
+  std::vector<std::pair<std::string, const Module*>> modules{{"", this}};
+  if (recurse) {
+    std::vector<std::pair<std::string, Module*>> below;
+    std::unordered_set<const Module*> seen{this};
+    descendants("", below, seen);
+    modules.insert(modules.end(), below.begin(), below.end());
+  }
+  std::unordered_set<const TensorImpl*> memo;  // a tensor shared by two modules is listed once
+  for (const auto& [prefix, module] : modules) {
+    for (const auto& [key, tensor] : buffers ? module->buffers_ : module->parameters_) {
+      if (!memo.insert(tensor.impl()).second) continue;
+      out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
+    }
+  }
+}
+
+NamedTensors Module::named_parameters(bool recurse) const {
+  NamedTensors out;
+  collect(recurse, false, out);
+  return out;
+}
+
+NamedTensors Module::named_buffers(bool recurse) const {
+  NamedTensors out;
+  collect(recurse, true, out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (const auto& [name, tensor] : named_parameters(recurse)) out.push_back(tensor);
+  return out;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (const auto& [name, tensor] : named_buffers(recurse)) out.push_back(tensor);
+  return out;
+}
+
+NamedModules Module::named_children() {
+  NamedModules out;
+  std::unordered_set<const Module*> seen;  // a child registered under two names is listed once
+  for (const auto& [key, child] : children_)
+    if (seen.insert(child.get()).second) out.emplace_back(key, *child);
+  return out;
+}
+
+std::vector<std::reference_wrapper<Module>> Module::children() {
+  std::vector<std::reference_wrapper<Module>> out;
+  for (const auto& [name, child] : named_children()) out.push_back(child);
+  return out;
+}
+
+NamedModules Module::named_modules() {
+  std::vector<std::pair<std::string, Module*>> below;
+  std::unordered_set<const Module*> seen{this};
+  descendants("", below, seen);
+  NamedModules out{{"", *this}};
+  for (const auto& [name, module] : below) out.emplace_back(name, *module);
+  return out;
+}
+
+std::vector<std::reference_wrapper<Module>> Module::modules() {
+  std::vector<std::reference_wrapper<Module>> out;
+  for (const auto& [name, module] : named_modules()) out.push_back(module);
+  return out;
+}
+
+// ---- training state ---------------------------------------------------------------------------------
+
+Module& Module::train(bool on) {
+  training_ = on;
+  for (const auto& [key, child] : children_) child->train(on);
+  return *this;
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor& parameter : parameters()) {
+    if (!parameter.grad().defined()) continue;
+    if (set_to_none) {
+      parameter.set_grad(Tensor());
+    } else {
+      parameter.grad().zero_();  // grad() is a handle: this zeroes the stored gradient
+    }
+  }
+}
+
+// ---- saving and loading -------------------------------------------------------------------------------
+
+void Module::state_entries(const std::string& prefix, StateDict& out) const {
+  for (const auto& [key, tensor] : parameters_) out.emplace_back(prefix + key, tensor);
+  for (const auto& [key, tensor] : buffers_) out.emplace_back(prefix + key, tensor);
+  for (const auto& [key, child] : children_) child->state_entries(prefix + key + ".", out);
+}
+
+StateDict Module::state_dict() const {
+  StateDict out;
+  state_entries("", out);
+  for (auto& [name, tensor] : out) tensor = tensor.detach();
+  return out;
+}
+
+void Module::load_state_dict(const StateDict& state, bool strict) {
+  StateDict own;
+  state_entries("", own);
+  std::map<std::string, Tensor> given(state.begin(), state.end());
+
+  // Check everything first, so a bad state dict leaves the module as it was.
+  std::vector<std::string> problems;
+  std::map<std::string, bool> known;
+  for (const auto& [name, tensor] : own) {
+    known[name] = true;
+    auto found = given.find(name);
+    if (found == given.end()) {
+      if (strict) problems.push_back("missing key \"" + name + "\"");
+      continue;
+    }
+    const Tensor& source = found->second;
+    if (!source.defined()) {
+      problems.push_back("\"" + name + "\" is an undefined tensor");
+    } else if (source.shape() != tensor.shape()) {
+      problems.push_back(minigrad::detail::concat("size mismatch for \"", name, "\": ", source.shape(),
+                                                  " in the state dict, ", tensor.shape(), " in the module"));
+    } else if (source.dtype() != tensor.dtype()) {
+      problems.push_back("dtype mismatch for \"" + name + "\": " + dtype_name(source.dtype()) +
+                         " in the state dict, " + dtype_name(tensor.dtype()) + " in the module");
+    }
+  }
+  for (const auto& [name, tensor] : state)
+    if (strict && !known.count(name)) problems.push_back("unexpected key \"" + name + "\"");
+
+  std::string message = "load_state_dict: cannot load the state dict into " + name() + ": ";
+  for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+  check(problems.empty(), message);
+
+  NoGradGuard no_grad;  // parameters are leaves that require grad: write them outside the graph
+  for (auto& [name, tensor] : own) {
+    auto found = given.find(name);
+    if (found != given.end()) tensor.copy_(found->second);
+  }
+}
+
+// ---- printing ------------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// PyTorch's _addindent: every line but the first shifted right by `spaces`.
+std::string add_indent(const std::string& text, int spaces) {
+  const std::vector<std::string> lines = split_lines(text);
+  std::string out = lines.empty() ? "" : lines[0];
+  for (size_t i = 1; i < lines.size(); ++i) {
+    out += '\n';
+    out.append(spaces, ' ');
+    out += lines[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+// As Module.__repr__: a one-liner `Name(extra)` when there are no children, otherwise the extra
+// lines and one `(key): child` line per child, indented by two spaces, inside `Name(` ... `)`.
+std::string to_string(const Module& module) {
+  const std::string extra = module.extra_repr();
+  const std::vector<std::string> extra_lines =
+      extra.empty() ? std::vector<std::string>{} : split_lines(extra);
+  std::vector<std::string> lines = extra_lines;
+  for (const auto& [key, child] : module.children_)
+    lines.push_back("(" + key + "): " + add_indent(to_string(*child), 2));
+
+  std::string out = module.name() + "(";
+  if (extra_lines.size() == 1 && module.children_.empty()) {
+    out += extra_lines[0];
+  } else if (!lines.empty()) {
+    for (const std::string& line : lines) out += "\n  " + line;
+    out += "\n";
+  }
+  return out + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& module) { return os << to_string(module); }
+
+namespace detail {
+
+std::string short_type_name(const std::type_info& type) {
+  // typeid gives the mangled C++ name; the ABI's demangler turns it into "minigrad::nn::Linear",
+  // and we keep only the last part, as PyTorch prints the class name.
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  const std::string full = status == 0 && demangled ? demangled : type.name();
+  std::free(demangled);
+  const size_t last_scope = full.rfind("::", full.find('<'));
+  return last_scope == std::string::npos ? full : full.substr(last_scope + 2);
+}
+
+std::string python_repr(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  // The shortest digits that read back as `value` (what Python's repr uses), as d.ddde±x.
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::scientific);
+  const std::string text(buffer, result.ptr);
+  const size_t e = text.find('e');
+  const int exponent = std::stoi(text.substr(e + 1));
+  const bool negative = text[0] == '-';
+  std::string digits;
+  for (size_t i = negative ? 1 : 0; i < e; ++i)
+    if (text[i] != '.') digits += text[i];
+
+  // Python switches to scientific notation below 1e-4 and from 1e16 on.
+  std::string out;
+  if (exponent < -4 || exponent >= 16) {
+    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    out += (exponent < 0 ? "e-" : "e+") + std::string(std::abs(exponent) < 10 ? "0" : "") +
+           std::to_string(std::abs(exponent));
+  } else if (exponent < 0) {
+    out = "0." + std::string(-exponent - 1, '0') + digits;
+  } else if (digits.size() <= static_cast<size_t>(exponent) + 1) {
+    out = digits + std::string(exponent + 1 - digits.size(), '0') + ".0";
+  } else {
+    out = digits.substr(0, exponent + 1) + "." + digits.substr(exponent + 1);
+  }
+  return (negative ? "-" : "") + out;
+}
+
+}  // namespace detail
+
+}  // namespace minigrad::nn

@@ -1,0 +1,180 @@
+// nn::Module: the base of every layer and model, as torch.nn.Module.
+//
+// A module owns named parameters (tensors an optimizer trains), named buffers (tensors it keeps
+// but does not train) and named child modules, all registered in its constructor. From those
+// three lists it answers every question a training loop asks: parameters(), named_parameters()
+// with PyTorch's dotted names (`net.0.weight`), train()/eval(), zero_grad(), state_dict().
+// A custom module is a subclass: register members in the constructor, override forward():
+//
+//   struct Block : nn::Module {
+//     nn::Linear& proj;
+//     Block() : proj(register_module("proj", nn::Linear(128, 128))) {}
+//     Tensor forward(const Tensor& x) override { return proj(x).relu(); }
+//   };
+#pragma once
+
+#include <concepts>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "autograd/tensor.hpp"
+
+namespace minigrad::nn {
+
+class Module;
+
+/// Any subclass of nn::Module (what register_module and Sequential take).
+template <typename M>
+concept AnyModule = std::derived_from<std::remove_cvref_t<M>, Module>;
+
+/// (name, tensor) pairs in PyTorch's order, e.g. {"net.0.weight", W}, {"net.0.bias", b}, ...
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+/// What state_dict() returns and load_state_dict() takes (PyTorch's OrderedDict of tensors).
+using StateDict = NamedTensors;
+/// (name, module) pairs; the module is a reference into the tree, valid while the tree lives.
+using NamedModules = std::vector<std::pair<std::string, std::reference_wrapper<Module>>>;
+
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  // A module is moved into its parent (Sequential{Linear(...), ...}), never copied: a copy would
+  // silently share parameters. Share one module between parents with a std::shared_ptr instead.
+  Module(Module&&) = default;
+  Module& operator=(Module&&) = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // ---- what a subclass defines ---------------------------------------------------------------
+
+  /// The computation: out = forward(x). The default throws std::logic_error naming the module,
+  /// as PyTorch's `Module [Name] is missing the required "forward" function`.
+  virtual Tensor forward(const Tensor& input);
+  /// Calls forward: `layer(x)` as in Python.
+  Tensor operator()(const Tensor& input) { return forward(input); }
+
+  /// The class name printed by operator<< ("Linear", "FeedForward"): the C++ type's name without
+  /// namespaces, unless a subclass overrides it.
+  virtual std::string name() const;
+  /// The text inside the parentheses when printed, as `Module.extra_repr`
+  /// ("in_features=128, out_features=512, bias=True"); empty by default.
+  virtual std::string extra_repr() const { return ""; }
+
+  // ---- registration (call these in a constructor) --------------------------------------------
+
+  /// Adds a trained tensor under `name` and turns on its requires_grad (`nn.Parameter`). Returns
+  /// the same tensor (a handle: a member holding it and the module see the same data).
+  /// Throws std::invalid_argument for an empty name, a name with '.', a name already used, an
+  /// undefined or non-floating tensor.
+  Tensor register_parameter(const std::string& name, Tensor tensor);
+  /// Adds a tensor that is saved in state_dict() but not trained (`register_buffer`).
+  /// Same name checks as register_parameter.
+  Tensor register_buffer(const std::string& name, Tensor tensor);
+  /// Adds a child module, moved in (or shared, when given a shared_ptr), and returns a reference
+  /// to the registered child, so a member can be bound to it:
+  /// `nn::Linear& proj = register_module("proj", nn::Linear(4, 4));`. Same name checks.
+  template <AnyModule M>
+  std::remove_cvref_t<M>& register_module(const std::string& name, M&& module);
+  template <AnyModule M>
+  M& register_module(const std::string& name, std::shared_ptr<M> module);
+
+  // ---- walking the tree (PyTorch's order: own entries first, then each child, depth first) ---
+
+  /// Every parameter, each once, in named_parameters() order (`module.parameters()`).
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  /// ("net.0.weight", W) ...; a tensor registered twice is listed once, under its first name.
+  NamedTensors named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  NamedTensors named_buffers(bool recurse = true) const;
+  /// The direct children, in registration order, each once (`module.children()`).
+  std::vector<std::reference_wrapper<Module>> children();
+  NamedModules named_children();
+  /// This module and all its descendants, depth first, each once (`module.modules()`).
+  std::vector<std::reference_wrapper<Module>> modules();
+  /// As modules(), with dotted names; this module's own name is "".
+  NamedModules named_modules();
+
+  // ---- training state ------------------------------------------------------------------------
+
+  /// Sets training mode on this module and every descendant (Dropout drops only in training).
+  /// Returns *this, as `module.train(mode)`.
+  Module& train(bool on = true);
+  /// Same as train(false) (`module.eval()`).
+  Module& eval() { return train(false); }
+  /// True unless eval() was called (`module.training`); a new module is in training mode.
+  bool is_training() const { return training_; }
+  /// Resets the gradient of every parameter: gradients accumulate across backward() calls, so
+  /// call this before each one. Zeroes them in place, as PyTorch 1.13's default; with
+  /// set_to_none, makes them undefined instead (`module.zero_grad(set_to_none)`).
+  void zero_grad(bool set_to_none = false);
+
+  // ---- saving and loading ---------------------------------------------------------------------
+
+  /// Every parameter and buffer by dotted name, detached (`module.state_dict()`): per module its
+  /// parameters, then its buffers, then its children's entries.
+  StateDict state_dict() const;
+  /// Copies the values of `state` into this module's parameters and buffers
+  /// (`load_state_dict`). Every name must match both ways (unless strict is false, which skips
+  /// missing and unexpected names), and each tensor must have the shape and dtype of the one it
+  /// replaces. Throws std::invalid_argument listing every problem, before changing anything.
+  void load_state_dict(const StateDict& state, bool strict = true);
+
+ private:
+  friend std::string to_string(const Module& module);
+
+  void check_new_name(const std::string& name, const char* what) const;
+  void add_child(const std::string& name, std::shared_ptr<Module> child);
+  // Every module below this one with its dotted name, depth first, skipping any in `seen`.
+  void descendants(const std::string& prefix, std::vector<std::pair<std::string, Module*>>& out,
+                   std::unordered_set<const Module*>& seen) const;
+  // The parameters (or buffers) of this module and, with recurse, of its descendants.
+  void collect(bool recurse, bool buffers, NamedTensors& out) const;
+  // state_dict() entries, not yet detached: the live tensors load_state_dict() writes into.
+  void state_entries(const std::string& prefix, StateDict& out) const;
+
+  NamedTensors parameters_;
+  NamedTensors buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+/// Prints the module tree in PyTorch's repr layout:
+///   FeedForward(
+///     (net): Sequential(
+///       (0): Linear(in_features=128, out_features=512, bias=True)
+///   ...
+std::ostream& operator<<(std::ostream& os, const Module& module);
+/// The same text as operator<< (`repr(module)`).
+std::string to_string(const Module& module);
+
+namespace detail {
+/// A double as Python's repr prints it: 0.5 -> "0.5", 0.0 -> "0.0", 1e-05 -> "1e-05".
+std::string python_repr(double value);
+/// A C++ type's name without namespaces: "Linear" for minigrad::nn::Linear.
+std::string short_type_name(const std::type_info& type);
+}  // namespace detail
+
+// ---- template definitions ----------------------------------------------------------------------
+
+template <AnyModule M>
+std::remove_cvref_t<M>& Module::register_module(const std::string& name, M&& module) {
+  static_assert(!std::is_lvalue_reference_v<M>,
+                "register_module: pass a new module (a temporary or std::move(m)), or a std::shared_ptr to "
+                "share one");
+  return register_module(name, std::make_shared<std::remove_cvref_t<M>>(std::move(module)));
+}
+
+template <AnyModule M>
+M& Module::register_module(const std::string& name, std::shared_ptr<M> module) {
+  add_child(name, module);  // checks the name, and that the pointer is not null
+  return *module;
+}
+
+}  // namespace minigrad::nn
