@@ -3,3 +3,5 @@
 #pragma once
 
 #include "autograd/autograd.hpp"
+#include "nn/nn.hpp"
+#include "optim/optim.hpp"
