@@ -2,6 +2,20 @@
 // checkpoints (PyTorch's torch.nn, torch.nn.functional, torch.utils.data, safetensors).
 #pragma once
 
+/// \namespace minigrad::nn
+/// Modules (layers and models), losses and checkpoints' state dicts, as `torch.nn`.
+
+/// \namespace minigrad::nn::functional
+/// The differentiable functions behind the layers and losses, as `torch.nn.functional`: write
+/// `namespace F = minigrad::nn::functional;` to call `F::linear`, `F::cross_entropy`, ...
+
+/// \namespace minigrad::nn::init
+/// Weight initialisation schemes, as `torch.nn.init`: same formulas, same draws.
+
+/// \namespace minigrad::data
+/// Feeding a training loop, as `torch.utils.data`: TensorDataset, DataLoader, CSV files and the
+/// data sets of the examples (iris, digits, toy sets).
+
 #include "nn/activation.hpp"
 #include "nn/csv.hpp"
 #include "nn/data.hpp"
@@ -15,3 +29,4 @@
 #include "nn/loss.hpp"
 #include "nn/module.hpp"
 #include "nn/sequential.hpp"
+#include "nn/serialize.hpp"

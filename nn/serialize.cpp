@@ -1,0 +1,453 @@
+// Saving and loading safetensors files: the header is JSON (built and parsed by nlohmann::json),
+// the data is each tensor's storage copied byte for byte. Two halves: saving (sort, header, write a
+// temporary file, rename it over the old one) and loading (check every number of the header
+// against the file, then allocate and read). The loader treats the file as hostile: it trusts no
+// size it has not compared with the file's own size first.
+#include "nn/serialize.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/op_support.hpp"
+
+// The format stores numbers little-endian and we copy storage as it is, so the host must be too.
+static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian");
+static_assert(sizeof(bool) == 1, "a BOOL element is one byte");
+
+namespace minigrad {
+
+using detail::check;
+using detail::concat;
+
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // safetensors' own limit (MAX_HEADER_SIZE)
+const std::string kMetadataKey = "__metadata__";
+
+// Every problem with a file is a std::runtime_error (a bad argument is a std::invalid_argument).
+template <typename... Parts>
+void check_file(bool ok, const Parts&... parts) {
+  check<std::runtime_error>(ok, parts...);
+}
+
+// ---- dtypes: ours and the file's names ----------------------------------------------------------
+
+const char* file_dtype(Dtype dtype) {
+  switch (dtype) {
+    case kBool: return "BOOL";
+    case kInt64: return "I64";
+    case kFloat32: return "F32";
+    case kFloat64: break;
+  }
+  return "F64";
+}
+
+std::optional<Dtype> parse_dtype(const std::string& name) {
+  for (Dtype dtype : {kBool, kInt64, kFloat32, kFloat64})
+    if (name == file_dtype(dtype)) return dtype;
+  return std::nullopt;
+}
+
+// safetensors sorts tensors by its Dtype enum, largest first (its order has BOOL < F32 < F64 < I64),
+// then by name: wide elements come first, so each one starts at an offset its size divides.
+int sort_rank(Dtype dtype) {
+  switch (dtype) {
+    case kInt64: return 0;
+    case kFloat64: return 1;
+    case kFloat32: return 2;
+    case kBool: break;
+  }
+  return 3;
+}
+
+uint64_t byte_size(const Tensor& t) { return static_cast<uint64_t>(t.numel()) * element_size(t.dtype()); }
+
+// Text from a file goes into messages cut to 200 characters: a hostile name may be 100 MB long.
+std::string shorten(const std::string& text) {
+  return text.size() <= 200 ? text : text.substr(0, 200) + "...";
+}
+std::string quoted(const std::string& text) { return "\"" + shorten(text) + "\""; }
+std::string excerpt(const json& value) { return shorten(value.dump()); }
+
+// ---- saving -------------------------------------------------------------------------------------
+
+// The tensors in the order the file holds them, after checking what the caller gave.
+nn::NamedTensors checked_and_sorted(const nn::NamedTensors& tensors) {
+  std::set<std::string> seen;
+  for (const auto& [name, tensor] : tensors) {
+    check(tensor.defined(), "save_file: tensor ", quoted(name), " is undefined");
+    check(name != kMetadataKey, "save_file: ", quoted(kMetadataKey),
+          " is reserved for the metadata, not a tensor name");
+    check(seen.insert(name).second, "save_file: the name ", quoted(name), " is given twice");
+  }
+  nn::NamedTensors sorted = tensors;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    const int rank_a = sort_rank(a.second.dtype()), rank_b = sort_rank(b.second.dtype());
+    return rank_a != rank_b ? rank_a < rank_b : a.first < b.first;
+  });
+  return sorted;
+}
+
+// The JSON header, as safetensors writes it: no spaces, "__metadata__" first, then one entry per
+// tensor in file order with its fields in the order dtype, shape, data_offsets; then padded with
+// spaces to a multiple of 8 bytes, so the data starts 8-aligned.
+std::string make_header(const nn::NamedTensors& sorted, const Metadata& metadata) {
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) header[kMetadataKey] = metadata;
+  uint64_t offset = 0;
+  for (const auto& [name, tensor] : sorted) {
+    const uint64_t end = offset + byte_size(tensor);
+    header[name] = {{"dtype", file_dtype(tensor.dtype())},
+                    {"shape", std::vector<int64_t>(tensor.shape())},
+                    {"data_offsets", {offset, end}}};
+    offset = end;
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const json::type_error&) {
+    throw std::invalid_argument("save_file: a tensor name or metadata string is not valid UTF-8");
+  }
+  text.append((8 - text.size() % 8) % 8, ' ');
+  return text;
+}
+
+// The temporary file a save writes: `path.tmp-<pid>` in the same folder (a rename is atomic only
+// within one file system). It is removed on any error, and renamed over `path` by commit().
+class PendingFile {
+ public:
+  explicit PendingFile(const std::string& path)
+      : path_(path), temp_(path + ".tmp-" + std::to_string(::getpid())) {
+    file_ = std::fopen(temp_.c_str(), "wb");
+    if (file_ == nullptr) fail("creating the temporary file", temp_);
+  }
+  ~PendingFile() {
+    if (file_ != nullptr) std::fclose(file_);
+    if (!renamed_) std::remove(temp_.c_str());
+  }
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+
+  void write(const void* data, size_t size) {
+    if (size > 0 && std::fwrite(data, 1, size, file_) != size) fail("writing the temporary file", temp_);
+  }
+
+  // Data on the disk first (fflush empties our buffer, fsync the kernel's), then the rename, then
+  // the folder's entry on the disk too: after a crash at any point, `path` is the old or new file.
+  void commit() {
+    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
+      fail("flushing the temporary file to disk", temp_);
+    std::FILE* file = std::exchange(file_, nullptr);
+    if (std::fclose(file) != 0) fail("closing the temporary file", temp_);
+    if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail("moving into place the temporary file", temp_);
+    renamed_ = true;
+    sync_folder();
+  }
+
+ private:
+  void sync_folder() const {
+    std::string folder = std::filesystem::path(path_).parent_path().string();
+    if (folder.empty()) folder = ".";
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) fail("opening its folder", folder);
+    const int result = ::fsync(fd);
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    if (result != 0) fail("flushing its folder to disk", folder);
+  }
+
+  // `save_file: cannot save "m.safetensors" (creating the temporary file "m.safetensors.tmp-42"): No such
+  // file or directory`. errno is read first, before anything else can change it.
+  [[noreturn]] void fail(const char* step, const std::string& file) const {
+    const std::string reason = std::strerror(errno);
+    throw std::runtime_error(
+        concat("save_file: cannot save ", quoted(path_), " (", step, " ", quoted(file), "): ", reason));
+  }
+
+  std::string path_, temp_;
+  std::FILE* file_ = nullptr;
+  bool renamed_ = false;
+};
+
+// ---- loading: the file ----------------------------------------------------------------------------
+
+// A file opened for reading, with its size; reads whole ranges or throws (`where` starts messages).
+class InputFile {
+ public:
+  InputFile(const std::string& path, std::string where) : where_(std::move(where)) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    check_file(fd_ >= 0, where_, "cannot open the file: ", std::strerror(errno));
+    struct stat info {};
+    const bool stat_ok = ::fstat(fd_, &info) == 0;
+    const std::string reason = std::strerror(errno);
+    if (!stat_ok || !S_ISREG(info.st_mode)) ::close(fd_);  // no destructor runs if the constructor throws
+    check_file(stat_ok, where_, "cannot read the file's size: ", reason);
+    check_file(S_ISREG(info.st_mode), where_, "not a regular file");
+    size_ = static_cast<uint64_t>(info.st_size);
+  }
+  ~InputFile() { ::close(fd_); }
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  uint64_t size() const { return size_; }
+
+  // Bytes [offset, offset + count) into `out`; the caller has checked the range against size().
+  void read(uint64_t offset, void* out, uint64_t count) const {
+    auto* bytes = static_cast<char*>(out);
+    while (count > 0) {
+      const ssize_t got = ::pread(fd_, bytes, static_cast<size_t>(count), static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      check_file(got >= 0, where_, "cannot read: ", std::strerror(errno));
+      check_file(got > 0, where_, "the file ended early (was it changed while being read?)");
+      bytes += got;
+      offset += static_cast<uint64_t>(got);
+      count -= static_cast<uint64_t>(got);
+    }
+  }
+
+ private:
+  std::string where_;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
+// ---- loading: the header -------------------------------------------------------------------------
+
+// One tensor as the header describes it; begin and end are relative to the start of the data.
+struct Entry {
+  std::string name;
+  Dtype dtype = kFloat32;
+  Shape shape;
+  uint64_t begin = 0, end = 0;
+};
+
+struct Header {
+  std::vector<Entry> entries;  // sorted by data_offsets
+  Metadata metadata;
+  uint64_t data_start = 0;  // 8 + N
+};
+
+// Parses the JSON text, refusing what nlohmann::json would otherwise accept silently: a key given
+// twice in one object (it keeps the last), and nesting deeper than a header has ({"name":
+// {"shape": [...]}} is 3 levels), which only an attack needs and which would cost memory.
+json parse_json(const std::string& text, const std::string& where) {
+  std::vector<std::set<std::string>> open_objects;  // the keys seen so far in each open object
+  auto guard = [&](int depth, json::parse_event_t event, json& parsed) {
+    check_file(depth <= 3, where, "the header nests deeper than a safetensors header can");
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == json::parse_event_t::key) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      check_file(open_objects.back().insert(key).second, where, depth == 1 ? "tensor " : "key ", quoted(key),
+                 " appears twice", depth == 1 ? "" : " in one entry of the header");
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, guard);
+  } catch (const json::exception& error) {
+    throw std::runtime_error(concat(where, "the header is not valid JSON (", shorten(error.what()), ")"));
+  }
+}
+
+// A JSON number that is a non-negative integer fitting int64 (a size or an offset), or throws.
+int64_t parse_count(const json& value, const std::string& where, const char* what) {
+  check_file(value.is_number(), where, what, " ", excerpt(value), " is not a number");
+  check_file(!value.is_number_float(), where, what, " ", excerpt(value), " is not an integer");
+  check_file(value.is_number_unsigned(), where, what, " ", excerpt(value), " is negative");
+  const auto number = value.get<uint64_t>();
+  check_file(number <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), where, what, " ",
+             excerpt(value), " does not fit in int64");
+  return static_cast<int64_t>(number);
+}
+
+// Shape, dtype and data_offsets of one entry, each checked; `where` names the file and the tensor.
+Entry parse_entry(const std::string& name, const json& value, const std::string& where) {
+  check_file(value.is_object(), where, "expected an object with dtype, shape and data_offsets, got ",
+             value.type_name());
+  for (const auto& [key, field] : value.items())
+    check_file(key == "dtype" || key == "shape" || key == "data_offsets", where, "unknown field ",
+               quoted(key));
+  for (const char* key : {"dtype", "shape", "data_offsets"})
+    check_file(value.contains(key), where, "missing field ", quoted(key));
+
+  Entry entry;
+  entry.name = name;
+  const json& dtype = value["dtype"];
+  const std::optional<Dtype> parsed =
+      dtype.is_string() ? parse_dtype(dtype.get<std::string>()) : std::nullopt;
+  check_file(parsed.has_value(), where, "unknown dtype ", excerpt(dtype),
+             " (minigrad reads F32, F64, I64 and BOOL)");
+  entry.dtype = *parsed;
+
+  const json& shape = value["shape"];
+  check_file(shape.is_array(), where, "shape ", excerpt(shape), " is not a list");
+  for (const json& size : shape) entry.shape.push_back(parse_count(size, where, "shape entry"));
+
+  const json& offsets = value["data_offsets"];
+  check_file(offsets.is_array() && offsets.size() == 2, where, "data_offsets ", excerpt(offsets),
+             " is not a pair [begin, end]");
+  entry.begin = static_cast<uint64_t>(parse_count(offsets[0], where, "offset"));
+  entry.end = static_cast<uint64_t>(parse_count(offsets[1], where, "offset"));
+  check_file(entry.begin <= entry.end, where, "data_offsets [", entry.begin, ", ", entry.end,
+             "] end before they begin");
+  return entry;
+}
+
+// Bytes the entry's shape and dtype need, counted without overflow (before anything is allocated).
+uint64_t needed_bytes(const Entry& entry, const std::string& where) {
+  int64_t count = 1;
+  for (int64_t size : entry.shape)
+    check_file(!__builtin_mul_overflow(count, size, &count), where, "shape ", entry.shape,
+               " has more elements than int64 can count");
+  int64_t bytes = 0;
+  check_file(!__builtin_mul_overflow(count, static_cast<int64_t>(element_size(entry.dtype)), &bytes), where,
+             "shape ", entry.shape, " of ", file_dtype(entry.dtype),
+             " needs more bytes than int64 can count");
+  return static_cast<uint64_t>(bytes);
+}
+
+// The tensors' byte ranges must tile the data exactly, as safetensors requires: sorted by offset,
+// each begins where the previous one ended, and the last ends at the end of the file.
+void check_layout(std::vector<Entry>& entries, uint64_t data_bytes, const std::string& where) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+  });
+  uint64_t expected = 0;
+  const Entry* previous = nullptr;
+  for (const Entry& entry : entries) {
+    const std::string tensor =
+        concat(where, "tensor ", quoted(entry.name), ": data_offsets [", entry.begin, ", ", entry.end, "] ");
+    const std::string after =
+        previous ? concat("tensor ", quoted(previous->name), " (which ends at ", expected, ")")
+                 : std::string("the start of the data");
+    check_file(entry.begin >= expected, tensor, "overlap ", after);
+    check_file(entry.begin == expected, tensor, "leave a gap of ", entry.begin - expected, " bytes after ",
+               after);
+    expected = entry.end;
+    previous = &entry;
+  }
+  check_file(expected == data_bytes, where, "the tensors cover ", expected, " bytes but the file holds ",
+             data_bytes, " bytes of data after the header");
+}
+
+// Reads and checks the whole header: after this, every entry's range lies inside the file and its
+// size is exactly what its shape and dtype need.
+Header read_header(const InputFile& file, const std::string& where) {
+  check_file(file.size() >= 8, where, "the file is ", file.size(),
+             " bytes long, too short for the 8-byte header length");
+  uint64_t length = 0;
+  file.read(0, &length, 8);
+  check_file(length <= kMaxHeaderBytes, where, "header length ", length, " is over the limit of ",
+             kMaxHeaderBytes, " bytes");
+  check_file(length <= file.size() - 8, where, "header length ", length, " runs past the end of the file (",
+             file.size(), " bytes)");
+  std::string text(length, '\0');
+  file.read(8, text.data(), length);
+
+  Header header;
+  header.data_start = 8 + length;
+  const uint64_t data_bytes = file.size() - header.data_start;
+  const json parsed = parse_json(text, where);
+  check_file(parsed.is_object(), where, "the header is a JSON ", parsed.type_name(), ", not an object");
+  for (const auto& [name, value] : parsed.items()) {
+    if (name == kMetadataKey) {
+      check_file(value.is_object(), where, quoted(kMetadataKey), " is not an object");
+      for (const auto& [key, text_value] : value.items()) {
+        check_file(text_value.is_string(), where, quoted(kMetadataKey), ": the value of ", quoted(key),
+                   " is not a string");
+        header.metadata[key] = text_value.get<std::string>();
+      }
+      continue;
+    }
+    const std::string tensor_where = concat(where, "tensor ", quoted(name), ": ");
+    Entry entry = parse_entry(name, value, tensor_where);
+    const uint64_t needed = needed_bytes(entry, tensor_where);
+    check_file(entry.end - entry.begin == needed, tensor_where, "data_offsets [", entry.begin, ", ",
+               entry.end, "] hold ", entry.end - entry.begin, " bytes but shape ", entry.shape, " of ",
+               file_dtype(entry.dtype), " needs ", needed);
+    check_file(entry.end <= data_bytes, tensor_where, "data_offsets [", entry.begin, ", ", entry.end,
+               "] run past the end of the file (", data_bytes, " bytes of data after the header)");
+    header.entries.push_back(std::move(entry));
+  }
+  check_layout(header.entries, data_bytes, where);
+  return header;
+}
+
+// One tensor's data, read straight into a new tensor's storage.
+Tensor read_tensor(const InputFile& file, const Header& header, const Entry& entry) {
+  Tensor out = detail::new_tensor(entry.shape, entry.dtype);
+  auto* bytes = static_cast<unsigned char*>(out.impl()->data());
+  file.read(header.data_start + entry.begin, bytes, entry.end - entry.begin);
+  // A bool may only hold 0 or 1: any other byte reads as true, as numpy's astype(bool).
+  if (entry.dtype == kBool)
+    for (uint64_t i = 0; i < entry.end - entry.begin; ++i) bytes[i] = bytes[i] != 0 ? 1 : 0;
+  return out;
+}
+
+}  // namespace
+
+// ---- the public functions -----------------------------------------------------------------------
+
+void save_file(const nn::NamedTensors& tensors, const std::string& path, const Metadata& metadata) {
+  const nn::NamedTensors sorted = checked_and_sorted(tensors);
+  const std::string header = make_header(sorted, metadata);
+
+  PendingFile file(path);
+  const uint64_t length = header.size();
+  file.write(&length, 8);
+  file.write(header.data(), header.size());
+  for (const auto& [name, tensor] : sorted) file.write(tensor.impl()->data(), byte_size(tensor));
+  file.commit();
+}
+
+nn::NamedTensors load_file(const std::string& path) {
+  const std::string where = "load_file: " + path + ": ";
+  const InputFile file(path, where);
+  const Header header = read_header(file, where);
+  nn::NamedTensors tensors;
+  for (const Entry& entry : header.entries)
+    tensors.emplace_back(entry.name, read_tensor(file, header, entry));
+  return tensors;
+}
+
+Metadata load_metadata(const std::string& path) {
+  const std::string where = "load_metadata: " + path + ": ";
+  const InputFile file(path, where);
+  return read_header(file, where).metadata;
+}
+
+void save(const nn::Module& module, const std::string& path, const Metadata& metadata) {
+  save_file(module.state_dict(), path, metadata);
+}
+
+void load(nn::Module& module, const std::string& path) {
+  const nn::NamedTensors state = load_file(path);  // a bad file throws here, before the module is touched
+  try {
+    module.load_state_dict(state);  // checks every name, shape and dtype before copying any
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(concat("load: ", path, ": ", error.what()));
+  }
+}
+
+}  // namespace minigrad
