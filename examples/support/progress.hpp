@@ -1,0 +1,95 @@
+// A progress line for training loops: step, loss and speed, as tqdm prints under a Python loop.
+//
+// On a terminal the line is rewritten in place ('\r' moves back to its start), at most ten times
+// a second, so printing never slows training down. When the output goes to a file or a pipe (a
+// log, a test), '\r' would only clutter it: then it prints one plain line every `every` steps.
+// The speed counts the steps of this run only, so it stays right after a --resume.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace support {
+
+class Progress {
+ public:
+  /// A run from step `first_step` (0, or the checkpoint's step after a resume) to `total_steps`,
+  /// printing a plain line every `every` steps when the output is not a terminal.
+  Progress(int64_t first_step, int64_t total_steps, int64_t every)
+      : first_step_(first_step),
+        total_steps_(total_steps),
+        every_(every < 1 ? 1 : every),
+        terminal_(isatty(fileno(stdout)) != 0),
+        start_(Clock::now()),
+        last_print_(start_ - std::chrono::seconds(1)) {}  // the first step prints at once
+
+  /// Reports that step number `step` (counted from 1) has finished with this loss.
+  void update(int64_t step, double loss) {
+    const auto now = Clock::now();
+    const bool last = step == total_steps_;
+    if (terminal_) {
+      if (!last && now - last_print_ < std::chrono::milliseconds(100)) return;
+      std::printf("\r%-60s", line(step, loss).c_str());  // padded: a shorter line covers a longer one
+    } else {
+      if (!last && step % every_ != 0) return;
+      std::printf("%s\n", line(step, loss).c_str());
+    }
+    std::fflush(stdout);
+    last_print_ = now;
+  }
+
+  /// Ends the in-place line, so what follows starts on a line of its own.
+  void finish() {
+    if (terminal_) std::printf("\n");
+    std::fflush(stdout);
+  }
+
+  /// Seconds since this Progress was made.
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // "step   120/300  loss 0.0123456  85.3 steps/s"
+  std::string line(int64_t step, double loss) const {
+    const int width = static_cast<int>(std::to_string(total_steps_).size());
+    const double rate = static_cast<double>(step - first_step_) / seconds();
+    char text[128];
+    std::snprintf(text, sizeof text, "step %*lld/%lld  loss %.7f  %.1f steps/s", width,
+                  static_cast<long long>(step), static_cast<long long>(total_steps_), loss, rate);
+    return text;
+  }
+
+  int64_t first_step_;
+  int64_t total_steps_;
+  int64_t every_;
+  bool terminal_;
+  Clock::time_point start_;
+  Clock::time_point last_print_;
+};
+
+/// The error that stops a run whose loss became nan or inf at `step`, saying how to go on: from
+/// the last checkpoint, `checkpoint` saved at `checkpoint_step` (0: none saved yet), with --resume.
+inline std::runtime_error diverged(int64_t step, double loss, const std::string& checkpoint,
+                                   int64_t checkpoint_step) {
+  std::string value = "nan";
+  if (std::isinf(loss)) value = loss > 0 ? "inf" : "-inf";
+  std::string message = "the loss is " + value + " at step " + std::to_string(step) +
+                        ": training stopped (a learning rate too large makes each step overshoot, until the "
+                        "numbers overflow). ";
+  if (checkpoint_step > 0) {
+    message += "The last checkpoint, " + checkpoint + ", holds step " + std::to_string(checkpoint_step) +
+               ": continue from it with --resume and a smaller --lr.";
+  } else {
+    message += "No checkpoint was saved yet: start again with a smaller --lr.";
+  }
+  return std::runtime_error(message);
+}
+
+}  // namespace support
