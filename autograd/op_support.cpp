@@ -63,7 +63,8 @@ Tensor convert(const Tensor& t, Dtype dtype) {
     dispatch(dtype, [&]<typename To>() {
       const From* src = t.data_ptr<From>();
       To* dst = out.data_ptr<To>();
-      for (int64_t i = 0; i < t.numel(); ++i) dst[i] = static_cast<To>(src[i]);
+      const int64_t t_numel = t.numel();
+      for (int64_t i = 0; i < t_numel; ++i) dst[i] = static_cast<To>(src[i]);
     });
   });
   return out;

@@ -81,7 +81,8 @@ template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool 
   dispatch_numeric(dtype, op, [&]<typename T>() {
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(f(in[i]));
+    const int64_t a_numel = a.numel();  // numel read once, so the loop vectorises
+    for (int64_t i = 0; i < a_numel; ++i) o[i] = static_cast<T>(f(in[i]));
   });
   return out;
 }
@@ -95,7 +96,8 @@ template <typename F> Tensor backward_map(const Tensor& grad, const Tensor& save
     const T* g = grad.data_ptr<T>();
     const T* x = s.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < grad.numel(); ++i) o[i] = static_cast<T>(f(g[i], x[i]));
+    const int64_t grad_numel = grad.numel();
+    for (int64_t i = 0; i < grad_numel; ++i) o[i] = static_cast<T>(f(g[i], x[i]));
   });
   return out;
 }
@@ -195,9 +197,9 @@ Tensor abs(const Tensor& a) {
 }
 
 Tensor relu(const Tensor& a) {
-  Tensor out = unary_kernel(a, "relu", false, [](auto x) { return x > 0 ? x : decltype(x)(0); });
+  Tensor out = unary_kernel(a, "relu", false, [](auto x) { return x <= 0 ? decltype(x)(0) : x; });  // nan stays nan
   return detail::record(out, "ReluBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return y > 0 ? g : decltype(g)(0); })};
+    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return y <= 0 ? decltype(g)(0) : g; })};
   });
 }
 
@@ -265,7 +267,8 @@ Tensor select_by_mask(const Tensor& mask, const Tensor& fill, const Tensor& x) {
     const T* b = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
     const bool one_fill = f.numel() == 1;
-    for (int64_t i = 0; i < x.numel(); ++i) o[i] = m[i] ? a[one_fill ? 0 : i] : b[i];
+    const int64_t x_numel = x.numel();
+    for (int64_t i = 0; i < x_numel; ++i) o[i] = m[i] ? a[one_fill ? 0 : i] : b[i];
   });
   return out;
 }
@@ -334,7 +337,8 @@ bool equal(const Tensor& a, const Tensor& b) {
   if (a.shape() != b.shape()) return false;
   const Tensor same = eq(a, b);
   const bool* s = same.data_ptr<bool>();
-  for (int64_t i = 0; i < same.numel(); ++i)
+  const int64_t same_numel = same.numel();
+  for (int64_t i = 0; i < same_numel; ++i)
     if (!s[i]) return false;
   return true;
 }
@@ -347,7 +351,8 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
     return std::abs(x - y) <= atol + rtol * std::abs(y);
   });
   const bool* c = close.data_ptr<bool>();
-  for (int64_t i = 0; i < close.numel(); ++i)
+  const int64_t close_numel = close.numel();
+  for (int64_t i = 0; i < close_numel; ++i)
     if (!c[i]) return false;
   return true;
 }

@@ -128,7 +128,8 @@ Tensor mean_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, co
   const auto n = static_cast<double>(lanes.n);
   dispatch_floating(out.dtype(), "mean", [&]<typename T>() {
     T* y = out.data_ptr<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) y[i] = static_cast<T>(static_cast<double>(y[i]) / n);
+    const int64_t out_numel = out.numel();
+    for (int64_t i = 0; i < out_numel; ++i) y[i] = static_cast<T>(static_cast<double>(y[i]) / n);
   });
   return detail::record(out, node, {a}, [lanes, n](const Tensor& grad, const std::vector<Tensor>& inputs) {
     return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, n)};
@@ -200,11 +201,12 @@ Tensor share_among_ties(const Tensor& grad, const Tensor& x, const Tensor& resul
     const T* xp = x.data_ptr<T>();
     auto is_result = [&](T v) { return std::isnan(r) ? std::isnan(v) : v == r; };
     int64_t count = 0;
-    for (int64_t i = 0; i < x.numel(); ++i) count += is_result(xp[i]) ? 1 : 0;
+    const int64_t x_numel = x.numel();
+    for (int64_t i = 0; i < x_numel; ++i) count += is_result(xp[i]) ? 1 : 0;
 
     const double share = detail::convert(grad, kFloat64).item<double>() / static_cast<double>(count);
     T* g = grad_a.data_ptr<T>();
-    for (int64_t i = 0; i < x.numel(); ++i)
+    for (int64_t i = 0; i < x_numel; ++i)
       if (is_result(xp[i])) g[i] = static_cast<T>(share);
   });
   return grad_a;

@@ -51,7 +51,8 @@ Tensor strided_copy(const Tensor& a, const Shape& out_shape, const std::vector<i
     // An odometer over the output index, moving the source offset by each dim's stride.
     std::vector<int64_t> index(ndim, 0);
     int64_t offset = 0;
-    for (int64_t i = 0; i < out.numel(); ++i) {
+    const int64_t out_numel = out.numel();
+    for (int64_t i = 0; i < out_numel; ++i) {
       dst[i] = src[offset];
       for (int64_t d = ndim - 1; d >= 0; --d) {  // carry into the outer dims
         ++index[d];

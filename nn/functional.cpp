@@ -165,7 +165,8 @@ Tensor gelu(const Tensor& input, const std::string& approximate) {
   dispatch_floating(input.dtype(), "gelu", [&]<typename T>() {
     const T* x = input.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < input.numel(); ++i) o[i] = gelu_value(x[i], tanh_approx);
+    const int64_t input_numel = input.numel();
+    for (int64_t i = 0; i < input_numel; ++i) o[i] = gelu_value(x[i], tanh_approx);
   });
 
   return minigrad::detail::record(out, "GeluBackward0", {input},
@@ -175,7 +176,8 @@ Tensor gelu(const Tensor& input, const std::string& approximate) {
                                       const T* g = grad.data_ptr<T>();
                                       const T* x = inputs[0].data_ptr<T>();
                                       T* gx = grad_x.data_ptr<T>();
-                                      for (int64_t i = 0; i < grad.numel(); ++i)
+                                      const int64_t grad_numel = grad.numel();
+                                      for (int64_t i = 0; i < grad_numel; ++i)
                                         gx[i] = g[i] * gelu_slope(x[i], tanh_approx);
                                     });
                                     return std::vector<Tensor>{grad_x};
@@ -202,11 +204,13 @@ Tensor dropout(const Tensor& input, double p, bool training, Generator& generato
     T* m = mask.data_ptr<T>();
     if (p < 1) {
       generator.bernoulli(m, mask.numel(), 1 - p);
-      for (int64_t i = 0; i < mask.numel(); ++i) m[i] = m[i] / static_cast<T>(1 - p);
+      const int64_t mask_numel = mask.numel();
+      for (int64_t i = 0; i < mask_numel; ++i) m[i] = m[i] / static_cast<T>(1 - p);
     }
     const T* x = input.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < input.numel(); ++i) o[i] = x[i] * m[i];
+    const int64_t input_numel = input.numel();
+    for (int64_t i = 0; i < input_numel; ++i) o[i] = x[i] * m[i];
   });
 
   return minigrad::detail::record(out, "MulBackward0", {input},

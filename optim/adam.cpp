@@ -41,7 +41,9 @@ void adam_elements(Tensor& param, const Tensor& grad, ParamState& state, const O
   T* v = state.at("exp_avg_sq").data_ptr<T>();
   T* v_max = o.amsgrad ? state.at("max_exp_avg_sq").data_ptr<T>() : nullptr;
 
-  for (int64_t i = 0; i < param.numel(); ++i) {
+  const int64_t param_numel = param.numel();
+
+  for (int64_t i = 0; i < param_numel; ++i) {
     T g_i = g[i];
     if (decoupled) {
       p[i] = p[i] * shrink;  // AdamW: param * (1 - lr * lambda)

@@ -23,7 +23,8 @@ double accumulate_norm(const std::vector<Tensor>& grads, double norm_type) {
   for (const Tensor& grad : grads) {
     dispatch_floating(grad.dtype(), "clip_grad_norm_", [&]<typename T>() {
       const T* g = grad.data_ptr<T>();
-      for (int64_t i = 0; i < grad.numel(); ++i) {
+      const int64_t grad_numel = grad.numel();
+      for (int64_t i = 0; i < grad_numel; ++i) {
         const double a = std::abs(static_cast<double>(g[i]));
         if (infinity) {
           if (!(a <= total)) total = a;

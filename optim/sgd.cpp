@@ -34,7 +34,9 @@ void SGD::update(Tensor& param, const Tensor& grad, ParamState& state) {
     const T* g = grad.data_ptr<T>();
     T* b = has_momentum ? state.at("momentum_buffer").data_ptr<T>() : nullptr;
 
-    for (int64_t i = 0; i < param.numel(); ++i) {
+    const int64_t param_numel = param.numel();
+
+    for (int64_t i = 0; i < param_numel; ++i) {
       T d_p = g[i];                                        // the direction to step against
       if (o.weight_decay != 0) d_p = d_p + lambda * p[i];  // g + lambda * param  (L2 penalty)
       if (has_momentum) {
