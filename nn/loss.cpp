@@ -201,7 +201,8 @@ Tensor check_pos_weight(const Tensor& pos_weight, const Tensor& input, const cha
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, LossOptions options) {
   check_same_shape_and_dtype(input, target, "mse_loss");
-  return reduce(pow(sub(input, target), 2.0), options.reduction);
+  const Tensor diff = sub(input, target);
+  return reduce(mul(diff, diff), options.reduction);  // a square as one multiplication, not std::pow
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options) {
