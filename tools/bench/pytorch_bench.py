@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+"""The PyTorch twin of bench/: the same workloads as minigrad_bench, timed the same way.
+
+Run with Debian's python3-torch 1.13.1 from the repository root, with the BLAS's thread count
+fixed in the environment (it is read when torch loads, so it cannot be set from inside):
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 /usr/bin/python3 tools/bench/pytorch_bench.py --threads 1
+
+tools/bench/compare.py runs it beside minigrad_bench and prints the two medians and their ratio.
+Every workload is float32, seeded with torch.manual_seed(0), and written as a learner writes it;
+its name is the name Google Benchmark gives the C++ twin, so the two results pair up by name.
+
+Timing mirrors Google Benchmark's: a warm-up, an iteration count n grown until n calls take at
+least --min-time seconds, then --repetitions runs of n calls. The figure reported is the median
+over the runs of the mean wall-clock time per call (perf_counter_ns), with the main thread's CPU
+time per call beside it (thread_time_ns, the clock Google Benchmark's "CPU" column uses).
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import re
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.dont_write_bytecode = True  # importing the lesson must leave no __pycache__ in tools/reference
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+from feedforward_lesson import FeedForward  # noqa: E402  (the lesson's class, unchanged)
+
+ROWS = [1, 2, 64, 2048]
+
+
+def input_shape(rows):
+    """N rows of width C = 128; the 2048-row case is the course's batch [B, T, C] = [32, 64, 128]."""
+    return (32, 64, 128) if rows == 2048 else (rows, 128)
+
+
+def shape_text(shape):
+    return "[" + ",".join(str(size) for size in shape) + "]"
+
+
+# ---- workloads: each maker builds its data (seed 0) and returns the call to time ---------------
+
+def ff_forward_no_grad(rows):
+    torch.manual_seed(0)
+    ff = FeedForward()
+    x = torch.randn(input_shape(rows))
+
+    def call():
+        with torch.no_grad():
+            ff(x)
+    return call
+
+
+def ff_forward_backward(rows):
+    torch.manual_seed(0)
+    ff = FeedForward()
+    x = torch.randn(input_shape(rows))
+
+    def call():
+        ff.zero_grad(set_to_none=True)
+        ff(x).sum().backward()
+    return call
+
+
+def ff_train_step(rows):
+    torch.manual_seed(0)
+    ff = FeedForward()
+    x = torch.randn(input_shape(rows))
+    y = torch.randn(input_shape(rows))
+    optimizer = torch.optim.AdamW(ff.parameters())  # lr 1e-3, weight_decay 1e-2
+
+    def call():
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.mse_loss(ff(x), y)
+        loss.backward()
+        optimizer.step()
+    return call
+
+
+def matmul(a_shape, b_shape):
+    torch.manual_seed(0)
+    a = torch.randn(a_shape)
+    b = torch.randn(b_shape)
+    return lambda: a @ b
+
+
+def on_2048x512(op):
+    torch.manual_seed(0)
+    a = torch.randn(2048, 512)
+    b = torch.randn(2048, 512)
+    return lambda: op(a, b)
+
+
+def workloads():
+    """(name, description, maker) for every workload, in minigrad_bench's order."""
+    found = []
+    for name, what, maker in [("ff_forward_no_grad", "FeedForward forward, no_grad", ff_forward_no_grad),
+                              ("ff_forward_backward", "FeedForward forward + backward", ff_forward_backward),
+                              ("ff_train_step", "FeedForward training step (AdamW)", ff_train_step)]:
+        for rows in ROWS:
+            found.append((f"{name}/rows:{rows}", f"{what} {shape_text(input_shape(rows))}",
+                          lambda maker=maker, rows=rows: maker(rows)))
+    for name, what, shapes in [("matmul_x_wt", "matmul x @ W^T", lambda n: ((n, 128), (128, 512))),
+                               ("matmul_grad_w", "matmul grad @ W", lambda n: ((n, 512), (512, 128))),
+                               ("matmul_gradt_x", "matmul grad^T @ x", lambda n: ((512, n), (n, 128)))]:
+        for rows in ROWS:
+            a_shape, b_shape = shapes(rows)
+            found.append((f"{name}/rows:{rows}", f"{what} {shape_text(a_shape)}x{shape_text(b_shape)}",
+                          lambda a_shape=a_shape, b_shape=b_shape: matmul(a_shape, b_shape)))
+    for name, op in [("elementwise/add", lambda a, b: a + b),
+                     ("elementwise/mul", lambda a, b: a * b),
+                     ("elementwise/relu", lambda a, b: a.relu()),
+                     ("elementwise/exp", lambda a, b: a.exp()),
+                     ("reduction/sum", lambda a, b: a.sum()),
+                     ("reduction/sum_dim1", lambda a, b: a.sum(1)),
+                     ("reduction/softmax_dim_last", lambda a, b: a.softmax(-1))]:
+        what = name.split("/")[1].replace("_dim_last", " dim -1").replace("_dim1", " dim 1")
+        found.append((name, f"{what} [2048,512]", lambda op=op: on_2048x512(op)))
+    return found
+
+
+# ---- timing ------------------------------------------------------------------------------------
+
+def run_calls(call, n):
+    """Wall and main-thread CPU nanoseconds of n calls."""
+    wall, cpu = time.perf_counter_ns(), time.thread_time_ns()
+    for _ in range(n):
+        call()
+    return time.perf_counter_ns() - wall, time.thread_time_ns() - cpu
+
+
+def measure(call, repetitions, min_time, warmup_time):
+    """(median wall ns per call, median CPU ns per call, n), as described at the top."""
+    deadline = time.perf_counter() + warmup_time
+    call()
+    while time.perf_counter() < deadline:
+        call()
+
+    n = 1
+    while True:  # grow n as Google Benchmark does: aim 40% past min_time, at most 10x per step
+        wall, _ = run_calls(call, n)
+        if wall >= min_time * 1e9:
+            break
+        n = max(n + 1, min(10 * n, int(n * 1.4 * min_time * 1e9 / max(wall, 1))))
+
+    walls, cpus = [], []
+    for _ in range(repetitions):
+        wall, cpu = run_calls(call, n)
+        walls.append(wall / n)
+        cpus.append(cpu / n)
+    return statistics.median(walls), statistics.median(cpus), n
+
+
+def openblas_core():
+    """The kernel family OpenBLAS chose (it follows OPENBLAS_CORETYPE when that is set)."""
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return lib.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return "unknown"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", default="default",
+                        help="torch.set_num_threads(N); 'default' leaves PyTorch's own choice")
+    parser.add_argument("--repetitions", type=int, default=10)
+    parser.add_argument("--min-time", type=float, default=0.2, help="seconds per repetition, at least")
+    parser.add_argument("--warmup-time", type=float, default=0.05, help="seconds of warm-up per workload")
+    parser.add_argument("--filter", default="", help="regular expression: run the workloads whose name matches")
+    parser.add_argument("--json", help="write the results here (default: standard output)")
+    args = parser.parse_args()
+
+    if args.threads != "default":
+        torch.set_num_threads(int(args.threads))
+    results = []
+    for name, description, maker in workloads():
+        if not re.search(args.filter, name):
+            continue
+        wall, cpu, n = measure(maker(), args.repetitions, args.min_time, args.warmup_time)
+        results.append({"name": name, "description": description, "real_time_ns": wall, "cpu_time_ns": cpu,
+                        "iterations": n})
+        print(f"{name:34} {wall / 1e3:12.2f} us  ({n} calls x {args.repetitions})", file=sys.stderr)
+
+    report = {
+        "context": {
+            "torch": torch.__version__,
+            "torch_num_threads": torch.get_num_threads(),
+            "openblas_core": openblas_core(),
+            "environment": {key: os.environ[key] for key in sorted(os.environ)
+                            if key.startswith(("OPENBLAS_", "OMP_", "MKL_"))},
+            "repetitions": args.repetitions,
+            "min_time": args.min_time,
+        },
+        "results": results,
+    }
+    text = json.dumps(report, indent=1)
+    if args.json:
+        with open(args.json, "w") as out:
+            out.write(text + "\n")
+    else:
+        print(text)
+
+
+if __name__ == "__main__":
+    main()
