@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh clone: installs what is missing (Debian 12 / Ubuntu), builds, then
 #   demo  runs the lesson demo (examples/feedforward_demo)
-#   test  runs the whole test suite with ctest, in the release and the sanitizer builds
+#   test  runs the whole test suite with ctest, in the release and the sanitizer builds, then
+#         fuzzes the checkpoint loader for 60 s
 # Usage: bash tools/quickstart.sh demo|test     (as root, or as a user who may sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,8 @@ verb=${1:-demo}
 case "$verb" in demo|test) ;; *) echo "usage: bash tools/quickstart.sh demo|test" >&2; exit 2 ;; esac
 
 # Debian packages the build needs; only the missing ones are installed.
-packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev)
+packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev
+          libbenchmark-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -38,4 +40,5 @@ else
   ctest --preset release -j "$jobs"
   build sanitize
   ctest --preset sanitize -j "$jobs"
+  bash tools/fuzz.sh 60   # the checkpoint loader under libFuzzer for 60 s
 fi
