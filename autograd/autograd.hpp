@@ -1,6 +1,12 @@
 // Everything in autograd/ in one include: tensors, ops, random numbers, gradcheck.
 #pragma once
 
+/// \namespace minigrad
+/// minigrad's public names, as PyTorch's `torch::`: Tensor and its dtypes, every op, the
+/// factories, random numbers (Generator, manual_seed), grad mode (NoGradGuard) and gradcheck.
+/// The layers, losses and data tools are in minigrad::nn and minigrad::data, the optimizers in
+/// minigrad::optim.
+
 #include "autograd/dtype.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"

@@ -19,6 +19,9 @@ namespace minigrad {
 /// The element type of a tensor (PyTorch's `torch.dtype`).
 enum class Dtype { Bool, Int64, Float32, Float64 };
 
+///@{
+/// Short names of the dtypes, as PyTorch's C++ `torch::kFloat32`, `torch::kInt64`, ...; kFloat,
+/// kDouble and kLong are the aliases torch::kFloat, torch::kDouble and torch::kLong.
 inline constexpr Dtype kBool = Dtype::Bool;
 inline constexpr Dtype kInt64 = Dtype::Int64;
 inline constexpr Dtype kFloat32 = Dtype::Float32;
@@ -26,6 +29,7 @@ inline constexpr Dtype kFloat64 = Dtype::Float64;
 inline constexpr Dtype kFloat = Dtype::Float32;
 inline constexpr Dtype kDouble = Dtype::Float64;
 inline constexpr Dtype kLong = Dtype::Int64;
+///@}
 
 /// "float32", "float64", "int64" or "bool" (PyTorch's names without the `torch.` prefix).
 std::string dtype_name(Dtype dtype);
@@ -43,12 +47,14 @@ constexpr bool is_floating_point(Dtype dtype) { return dtype == kFloat32 || dtyp
 /// bool < int64 < float32 < float64, the larger wins.
 constexpr Dtype promote_types(Dtype a, Dtype b) { return a > b ? a : b; }
 
+///@{
 /// The C++ element type stored for each dtype, and back.
 template <typename T> constexpr Dtype dtype_of();
 template <> constexpr Dtype dtype_of<bool>() { return kBool; }
 template <> constexpr Dtype dtype_of<int64_t>() { return kInt64; }
 template <> constexpr Dtype dtype_of<float>() { return kFloat32; }
 template <> constexpr Dtype dtype_of<double>() { return kFloat64; }
+///@}
 
 /// Calls `f.template operator()<T>()` with T the C++ type of `dtype`, so one generic lambda
 /// serves every dtype: `dispatch(t.dtype(), [&]<typename T>() { ... });`.
@@ -83,6 +89,7 @@ template <typename F> decltype(auto) dispatch_numeric(Dtype dtype, const std::st
 /// because that decides the result dtype: int64 tensor * 2 stays int64, * 2.5 becomes float32.
 class Scalar {
  public:
+  /// Any C++ number converts implicitly: `x * 2`, `x + 0.5`, `x.fill_(true)`.
   template <typename T>
     requires std::is_arithmetic_v<T>
   Scalar(T value) {  // NOLINT(google-explicit-constructor): implicit, as c10::Scalar
@@ -103,7 +110,9 @@ class Scalar {
 
   /// kBool, kInt64 or kFloat64: the category the number was written in.
   Dtype dtype() const { return dtype_; }
+  /// The value as a double.
   double to_double() const { return value_; }
+  /// The value as an int64 (truncated toward zero if written as a float).
   int64_t to_int64() const { return int_; }
 
   /// The value converted to the element type T (exact for integers, as PyTorch).

@@ -33,14 +33,22 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 // ---- elementwise arithmetic (any dtype but bool; result dtype by promotion) ------------------
 
 // add: out = a + b;  grad_a = grad,  grad_b = grad
+/// Elementwise a + b with broadcasting (`torch.add`, Python's `a + b`). Any dtypes but two bools; the
+/// result has the broadcast shape and dtype promote_types(a, b). Throws std::invalid_argument naming
+/// both shapes when they do not broadcast, and for bool + bool.
 Tensor add(const Tensor& a, const Tensor& b);
 // sub: out = a - b;  grad_a = grad,  grad_b = -grad
+/// Elementwise a - b with broadcasting (`torch.sub`, `a - b`). Shapes, dtypes and errors as add.
 Tensor sub(const Tensor& a, const Tensor& b);
 // mul: out = a * b;  grad_a = grad * b,  grad_b = grad * a
+/// Elementwise a * b with broadcasting (`torch.mul`, `a * b`). Shapes, dtypes and errors as add.
 Tensor mul(const Tensor& a, const Tensor& b);
 // div: out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b^2   (int / int gives float32, as PyTorch)
+/// Elementwise true division a / b with broadcasting (`torch.div`, `a / b`): integer operands give
+/// float32, as Python's `/`. Shapes and errors as add.
 Tensor div(const Tensor& a, const Tensor& b);
 // neg: out = -a;  grad_a = -grad
+/// Elementwise -a (`torch.neg`, `-a`), same shape and dtype. Throws std::invalid_argument for bool.
 Tensor neg(const Tensor& a);
 
 // With a plain number on either side: the number becomes a 0-d tensor of the dtype PyTorch
@@ -48,37 +56,63 @@ Tensor neg(const Tensor& a);
 namespace detail {
 Tensor scalar_operand(const Tensor& a, Scalar s);
 }
+///@{
+/// With a plain number: `add(x, 2)` is x + 2, as `torch.add(x, 2)`; sub, mul and div likewise,
+/// rsub(x, s) is s - x (`torch.rsub`) and rdiv(x, s) is s / x (Python's `s / x`). The number becomes
+/// a 0-d tensor of the dtype PyTorch would use (result_type: an int64 tensor * 2 stays int64, * 2.5
+/// becomes float32) and needs no gradient. Errors as the tensor versions.
 inline Tensor add(const Tensor& a, Scalar s) { return add(a, detail::scalar_operand(a, s)); }
 inline Tensor sub(const Tensor& a, Scalar s) { return sub(a, detail::scalar_operand(a, s)); }
 inline Tensor mul(const Tensor& a, Scalar s) { return mul(a, detail::scalar_operand(a, s)); }
 inline Tensor div(const Tensor& a, Scalar s) { return div(a, detail::scalar_operand(a, s)); }
 inline Tensor rsub(const Tensor& a, Scalar s) { return sub(detail::scalar_operand(a, s), a); }
 inline Tensor rdiv(const Tensor& a, Scalar s) { return div(detail::scalar_operand(a, s), a); }
+///@}
 
 // pow: out = a^p (p a number);  grad_a = grad * p * a^(p-1)
+/// Each element to the power `exponent` (`torch.pow`, `a ** p`), same shape. Floating inputs keep
+/// their dtype; int64 stays int64 for a whole exponent >= 0 and becomes float32 otherwise. Throws
+/// std::invalid_argument for bool with a whole exponent >= 0.
 Tensor pow(const Tensor& a, double exponent);
 
 // ---- elementwise functions (floating dtypes; int64 input is promoted to float32) ------------
 
 // exp: out = e^a;  grad_a = grad * out
+/// e^a elementwise (`torch.exp`), same shape; float32/float64 keep their dtype, int64 and bool
+/// become float32.
 Tensor exp(const Tensor& a);
 // log: out = ln a;  grad_a = grad / a
+/// Natural logarithm elementwise (`torch.log`): -inf at 0, nan below. Shape and dtypes as exp.
 Tensor log(const Tensor& a);
 // sqrt: out = sqrt(a);  grad_a = grad / (2 * out)
+/// Square root elementwise (`torch.sqrt`): nan below 0. Shape and dtypes as exp.
 Tensor sqrt(const Tensor& a);
 // abs: out = |a|;  grad_a = grad * sign(a)   (sign(0) = 0, as PyTorch)
+/// |a| elementwise (`torch.abs`), same shape and dtype. Throws std::invalid_argument for bool.
 Tensor abs(const Tensor& a);
 // relu: out = max(a, 0);  grad_a = grad * (a > 0)   (gradient 0 at exactly 0, as PyTorch)
+/// max(a, 0) elementwise (`torch.relu`), same shape and dtype; nan stays nan. Throws
+/// std::invalid_argument for bool.
 Tensor relu(const Tensor& a);
 // tanh: out = tanh(a);  grad_a = grad * (1 - out^2)
+/// Hyperbolic tangent elementwise, in (-1, 1) (`torch.tanh`). Shape and dtypes as exp.
 Tensor tanh(const Tensor& a);
 // sigmoid: out = 1 / (1 + e^-a);  grad_a = grad * out * (1 - out)
+/// Logistic function elementwise, in (0, 1) (`torch.sigmoid`), computed per sign so e^x never
+/// overflows. Shape and dtypes as exp.
 Tensor sigmoid(const Tensor& a);
 // clamp: out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0
+/// Each element limited to [min, max]; either bound may be std::nullopt (`torch.clamp`). Same shape
+/// and dtype; nan stays nan. Throws std::invalid_argument when neither bound is given, and for bool.
 Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max = std::nullopt);
 // where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad elsewhere
+/// Picks a where `condition` holds, else b (`torch.where`). condition must be bool; the three shapes
+/// broadcast together, the dtype is promote_types(a, b). Throws std::invalid_argument for a non-bool
+/// condition or shapes that do not broadcast (naming them).
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 // masked_fill: out = mask ? value : a (mask bool, broadcast to a);  grad_a = grad where !mask
+/// A copy of a with `value` wherever the bool `mask` is true (`Tensor.masked_fill`); a's shape and
+/// dtype. Throws std::invalid_argument for a non-bool mask or one that does not broadcast to a's shape.
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value);
 
 // ---- matrix product (float32/float64 through the BLAS; int64 by a plain loop) ------------------
@@ -89,6 +123,8 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value);
 // Both operands must have the same dtype, not bool (no promotion, as torch.matmul). Throws
 // std::invalid_argument: `matmul: cannot multiply [2, 3] by [4, 5] (inner dimensions 3 and 4 differ)`,
 // likewise for batch dims that do not broadcast, for a 0-d operand, a dtype mismatch or bool.
+/// Matrix product with torch.matmul's rules for 1-d, 2-d and batched operands, listed above
+/// (`torch.matmul`, Python's `a @ b`).
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // ---- reductions --------------------------------------------------------------------------------
@@ -98,58 +134,108 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 // input's dtype. A dim out of range throws std::out_of_range naming the dim and the shape.
 
 // sum: out = sum of all elements (or over `dim`);  grad_a = grad broadcast back to a's shape
+///@{
+/// Sum of all elements (0-d result), or over `dim` (`torch.sum`). float32/float64 keep their dtype,
+/// int64 and bool give int64. Throws std::out_of_range for a dim the tensor lacks.
 Tensor sum(const Tensor& a);
 Tensor sum(const Tensor& a, int64_t dim, bool keepdim = false);
+///@}
 // mean: out = sum / count;  grad_a = grad / count, broadcast back
 // (floating dtypes only: std::invalid_argument for int64/bool; the mean of an empty tensor is nan)
+///@{
+/// Mean of all elements, or over `dim` (`torch.mean`); float32/float64 only, kept. Throws
+/// std::invalid_argument for int64 and bool, std::out_of_range for a dim the tensor lacks.
 Tensor mean(const Tensor& a);
 Tensor mean(const Tensor& a, int64_t dim, bool keepdim = false);
+///@}
 // max: out = largest element (or per `dim`, with its int64 index);  grad_a = grad at the argmax, 0 elsewhere
 // (over all elements, ties share the gradient equally, as PyTorch's max() does; nan wins).
 // Throws std::invalid_argument for an empty tensor or an empty reduced dim.
+///@{
+/// Largest element (0-d), or per `dim` the largest values and their int64 indices, as
+/// `values, indices = torch.max(a, dim)` (`torch.max`); values keep a's dtype. Throws
+/// std::invalid_argument for an empty tensor or dim, std::out_of_range for a dim the tensor lacks.
 Tensor max(const Tensor& a);
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
+///@}
 // min: as max, for the smallest element
+///@{
+/// Smallest element, or per `dim` the smallest values and their indices (`torch.min`); as max.
 Tensor min(const Tensor& a);
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+///@}
+///@{
 /// Index of the largest element (of the flattened tensor, or along `dim`), int64; the first one
 /// on ties (`torch.argmax`). Not differentiable. Throws for bool and empty inputs.
 Tensor argmax(const Tensor& a);
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
+///@}
 
 // softmax: out_i = e^(a_i - max) / sum_j e^(a_j - max) along dim (subtracting the max cannot
 // change the result but keeps e^x from overflowing);  grad_a = out * (grad - sum(grad * out))
+/// Probabilities along `dim`, each lane summing to 1 (`torch.softmax`), same shape and dtype.
+/// float32/float64 only (std::invalid_argument otherwise); std::out_of_range for a bad dim.
 Tensor softmax(const Tensor& a, int64_t dim);
 // log_softmax: out_i = a_i - max - log(sum_j e^(a_j - max));  grad_a = grad - e^out * sum(grad)
+/// log(softmax(a, dim)) computed without overflow or log(0) (`torch.log_softmax`). Shape, dtypes
+/// and errors as softmax.
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
 // ---- shapes (any dtype; these move data, they do no arithmetic) -------------------------------
 
 // reshape: same elements, new shape (one size may be -1);  grad_a = grad reshaped back
+/// The same elements in a new shape, sharing storage; one size may be -1, inferred (`torch.reshape`).
+/// Any dtype. Throws std::invalid_argument naming both shapes when the element counts differ.
 Tensor reshape(const Tensor& a, const Shape& shape);
 // view: as reshape (storage is always contiguous here, so every reshape is a view)
+/// Same as reshape (`Tensor.view`): storage is always contiguous here.
 Tensor view(const Tensor& a, const Shape& shape);
 // flatten: dims start_dim..end_dim merged into one;  grad_a = grad reshaped back
+/// Dims start_dim..end_dim merged into one (`torch.flatten`); all of them by default, so [2, 3, 4]
+/// becomes [24]. Throws std::out_of_range for a dim the tensor lacks, std::invalid_argument when
+/// start_dim comes after end_dim.
 Tensor flatten(const Tensor& a, int64_t start_dim = 0, int64_t end_dim = -1);
 // unsqueeze: a size-1 dim inserted at `dim`;  grad_a = grad reshaped back
+/// A size-1 dim inserted at position `dim`, 0..a.dim() or negative (`torch.unsqueeze`): [3] becomes
+/// [1, 3] at 0, [3, 1] at -1. Throws std::out_of_range for a position out of range.
 Tensor unsqueeze(const Tensor& a, int64_t dim);
 // squeeze: size-1 dims removed (all, or only `dim`);  grad_a = grad reshaped back
+///@{
+/// Size-1 dims removed: all of them, or only `dim` when it has size 1 (`torch.squeeze`). Throws
+/// std::out_of_range for a dim the tensor lacks.
 Tensor squeeze(const Tensor& a);
 Tensor squeeze(const Tensor& a, int64_t dim);
+///@}
 // permute: out.shape[i] = a.shape[dims[i]];  grad_a = grad permuted by the inverse of dims
+/// Dims reordered: out.shape[i] = a.shape[dims[i]] (`torch.permute`); a copy. Throws
+/// std::invalid_argument unless dims is a permutation of a's dims, std::out_of_range for a bad dim.
 Tensor permute(const Tensor& a, const std::vector<int64_t>& dims);
 // transpose: dims dim0 and dim1 swapped;  grad_a = grad with them swapped back
+/// Dims dim0 and dim1 swapped (`torch.transpose`); a copy. Throws std::out_of_range for a bad dim.
 Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);
 // t: transpose of a matrix (a 0-d or 1-d tensor is returned as is);  grad_a = grad^T
+/// Transpose of a matrix; a 0-d or 1-d tensor comes back as it is (`torch.t`). Throws
+/// std::invalid_argument for more than 2 dims (use transpose).
 Tensor t(const Tensor& a);
 // cat: tensors joined along an existing dim;  grad of each input = its slice of grad
+/// Tensors joined along the existing dim `dim` (`torch.cat`); their dtypes promote. Throws
+/// std::invalid_argument for an empty list, a 0-d tensor, or sizes that differ outside `dim`
+/// (naming both shapes); std::out_of_range for a bad dim.
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // stack: tensors joined along a new dim;  grad of each input = grad.select(dim, i)
+/// Tensors of one shape joined along a new dim inserted at `dim` (`torch.stack`): n tensors [3]
+/// become [n, 3] at dim 0. Throws std::invalid_argument for an empty list or shapes that differ.
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // select: out = a[..., index, ...] at `dim`, the dim removed;  grad_a = zeros with grad put back at index
+/// Entry `index` of dim `dim`, that dim removed (`torch.select`; `x[i]` is select(x, 0, i)); a copy.
+/// Negative indices count from the end. Throws std::out_of_range for an index or dim out of range,
+/// std::invalid_argument for a 0-d tensor.
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 // slice: indices start..end-1 of `dim` (clamped to the size, negatives from the end, as Python's
 // a[start:end]);  grad_a = zeros with grad put back in that range
+/// Entries start..end-1 of dim `dim`, as Python's `a[start:end]` along that dim (`torch.narrow`
+/// with clamping); a copy. Throws std::out_of_range for a dim out of range, std::invalid_argument
+/// for a 0-d tensor.
 Tensor slice(const Tensor& a, int64_t dim, int64_t start, int64_t end);
 
 // ---- comparisons (not differentiable; bool results; operands broadcast) ----------------------
@@ -167,6 +253,10 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol 
 
 // ---- operators: one-line forwards to the named functions --------------------------------------
 
+///@{
+/// Arithmetic operators, as in Python: `a + b` is add(a, b), `a - b` sub, `a * b` mul, `a / b` div,
+/// `-a` neg; a plain number may stand on either side (`x * 2`, `1 - x`, `3 / x`). Shapes, dtypes
+/// and errors as the named ops.
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
@@ -180,7 +270,11 @@ inline Tensor operator*(const Tensor& a, Scalar s) { return mul(a, s); }
 inline Tensor operator*(Scalar s, const Tensor& a) { return mul(a, s); }
 inline Tensor operator/(const Tensor& a, Scalar s) { return div(a, s); }
 inline Tensor operator/(Scalar s, const Tensor& a) { return rdiv(a, s); }
+///@}
 
+///@{
+/// Elementwise comparisons, as Python's `a < b`: lt, le, gt, ge, eq, ne as operators, with a
+/// tensor or a plain number on the right (`x < 0`). Bool results, not recorded.
 Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator<=(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Tensor& b);
@@ -193,5 +287,6 @@ Tensor operator>(const Tensor& a, Scalar s);
 Tensor operator>=(const Tensor& a, Scalar s);
 Tensor operator==(const Tensor& a, Scalar s);
 Tensor operator!=(const Tensor& a, Scalar s);
+///@}
 
 }  // namespace minigrad

@@ -33,11 +33,13 @@ class Sigmoid : public Module {
 /// another approximate.
 class GELU : public Module {
  public:
+  /// `approximate` is "none" (the exact erf form) or "tanh"; throws std::invalid_argument otherwise.
   explicit GELU(std::string approximate = "none");
   Tensor forward(const Tensor& input) override;
   /// "approximate='none'"
   std::string extra_repr() const override;
 
+  /// "none" or "tanh", as given to the constructor.
   std::string approximate;
 };
 

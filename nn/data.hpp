@@ -87,11 +87,15 @@ struct DataLoaderOptions {
 /// The generator must outlive the loader.
 class DataLoader {
  public:
+  /// One tensor [B, ...] per dataset tensor, in the dataset's order.
   using Batch = std::vector<Tensor>;
 
   /// An input iterator over one epoch's batches; compares equal to end() after the last one.
   class Iterator {
    public:
+    ///@{
+    /// The input-iterator interface a range-for loop uses: `*it` is the current batch, `++it` gathers
+    /// the next one, `it == loader.end()` after the last.
     using value_type = Batch;
     using difference_type = std::ptrdiff_t;
 
@@ -101,6 +105,7 @@ class DataLoader {
     Iterator& operator++();
     void operator++(int) { ++*this; }
     bool operator==(std::default_sentinel_t) const { return position_ >= order_.size(); }
+    ///@}
 
    private:
     friend class DataLoader;
@@ -124,9 +129,12 @@ class DataLoader {
 
   /// Starts a new epoch: draws as described above and gathers the first batch.
   Iterator begin();
+  /// Marks the end of an epoch (compare an Iterator with it).
   std::default_sentinel_t end() const { return {}; }
 
+  /// The dataset the batches come from (`loader.dataset`).
   const TensorDataset& dataset() const { return dataset_; }
+  /// batch_size, shuffle and drop_last, as given.
   const DataLoaderOptions& options() const { return options_; }
 
  private:

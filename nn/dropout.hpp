@@ -9,6 +9,8 @@
 
 namespace minigrad::nn {
 
+/// Zeroes elements with probability p in training and scales the rest by 1 / (1 - p); the identity
+/// in eval mode (`nn.Dropout(p)`). Any input shape, float32 or float64.
 class Dropout : public Module {
  public:
   /// Throws std::invalid_argument unless 0 <= p <= 1.
@@ -19,6 +21,7 @@ class Dropout : public Module {
   /// where PyTorch, given the integer 0, shows p=0)
   std::string extra_repr() const override;
 
+  /// The probability of zeroing an element, in [0, 1].
   double p;
 };
 

@@ -15,6 +15,8 @@
 
 namespace minigrad::nn {
 
+/// The lesson's position-wise feed-forward block: Linear(n_embd, widen * n_embd), ReLU, Linear back
+/// to n_embd, held in the Sequential `net` (PyTorch: the lesson's `FeedForward(nn.Module)`).
 class FeedForward : public Module {
  public:
   /// net = Sequential(Linear(n_embd, widen * n_embd), ReLU(), Linear(widen * n_embd, n_embd)),

@@ -38,6 +38,7 @@ Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 /// on the default generator, or on `generator`); out of training, or with p = 0, returns the
 /// input itself. Float32 or float64. Throws std::invalid_argument unless 0 <= p <= 1.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// The same, drawing the mask from `generator` instead of the default generator.
 Tensor dropout(const Tensor& input, double p, bool training, Generator& generator);
 
 }  // namespace minigrad::nn::functional

@@ -25,9 +25,12 @@ double calculate_gain(const std::string& nonlinearity, std::optional<double> par
 /// fan_in = I * prod(k), fan_out = O * prod(k); for a Linear weight [O, I], (I, O).
 /// Throws std::invalid_argument for a tensor with fewer than 2 dimensions.
 struct Fans {
+  /// Inputs feeding each output: I * prod(k).
   int64_t fan_in;
+  /// Outputs each input feeds: O * prod(k).
   int64_t fan_out;
 };
+/// The fans of `tensor`, as described for Fans above.
 Fans calculate_fan_in_and_fan_out(const Tensor& tensor);
 
 /// Each element from U(a, b) (`init.uniform_`).
@@ -36,7 +39,9 @@ Tensor uniform_(Tensor tensor, double a = 0.0, double b = 1.0, Generator* genera
 Tensor normal_(Tensor tensor, double mean = 0.0, double std = 1.0, Generator* generator = nullptr);
 /// Every element = value (`init.constant_`); zeros_ and ones_ for 0 and 1.
 Tensor constant_(Tensor tensor, double value);
+/// Every element = 0 (`init.zeros_`).
 Tensor zeros_(Tensor tensor);
+/// Every element = 1 (`init.ones_`).
 Tensor ones_(Tensor tensor);
 
 /// U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (`init.xavier_uniform_`, Glorot 2010).

@@ -12,6 +12,8 @@
 
 namespace minigrad::nn {
 
+/// y = x @ W^T + b over the last dim, [..., in_features] -> [..., out_features] (`nn.Linear`);
+/// float32 parameters.
 class Linear : public Module {
  public:
   /// weight [out_features, in_features] from kaiming_uniform_(a = sqrt(5)), then bias
@@ -28,7 +30,9 @@ class Linear : public Module {
   /// Draws weight and bias again, as the constructor did (`reset_parameters`).
   void reset_parameters();
 
+  /// I, the width of each input row.
   int64_t in_features;
+  /// O, the width of each output row.
   int64_t out_features;
   Tensor weight;  ///< [out_features, in_features], registered as "weight"
   Tensor bias;    ///< [out_features], registered as "bias"; undefined when built with bias = false

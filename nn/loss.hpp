@@ -25,11 +25,13 @@ enum class Reduction { None, Mean, Sum };
 /// Options of mse_loss and l1_loss (and of MSELoss, L1Loss):
 /// `F::mse_loss(pred, y, {.reduction = Reduction::Sum})`.
 struct LossOptions {
+  /// Mean (default), Sum or None.
   Reduction reduction = Reduction::Mean;
 };
 
 /// Options of cross_entropy (torch.nn.functional.cross_entropy's keyword arguments).
 struct CrossEntropyLossOptions {
+  /// Mean (default), Sum or None.
   Reduction reduction = Reduction::Mean;
   /// Targets equal to this add no loss and no gradient, and Mean divides by the other targets only.
   int64_t ignore_index = -100;
@@ -39,12 +41,14 @@ struct CrossEntropyLossOptions {
 
 /// Options of nll_loss.
 struct NLLLossOptions {
+  /// Mean (default), Sum or None.
   Reduction reduction = Reduction::Mean;
   int64_t ignore_index = -100;  ///< as in CrossEntropyLossOptions
 };
 
 /// Options of binary_cross_entropy_with_logits.
 struct BCEWithLogitsLossOptions {
+  /// Mean (default), Sum or None.
   Reduction reduction = Reduction::Mean;
   /// Optional weight p of the positive term (PyTorch's pos_weight), broadcast to the input's shape,
   /// typically [C] (one per label): p > 1 favours recall. A constant: it may not require grad.
@@ -109,6 +113,7 @@ class Loss : public Module {
  public:
   /// The loss of input against target; each subclass calls its function of F.
   virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
+  /// Calls forward: `criterion(logits, targets)` as in Python.
   Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
   /// Throws std::logic_error: a loss needs the target too.
   Tensor forward(const Tensor& input) override;
@@ -117,18 +122,22 @@ class Loss : public Module {
 /// F::mse_loss as a module (`nn.MSELoss(reduction=...)`).
 class MSELoss : public Loss {
  public:
+  /// Keeps the options; never throws.
   explicit MSELoss(LossOptions options = {}) : options(options) {}
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
+  /// The reduction, as given.
   LossOptions options;
 };
 
 /// F::l1_loss as a module (`nn.L1Loss`).
 class L1Loss : public Loss {
  public:
+  /// Keeps the options; never throws.
   explicit L1Loss(LossOptions options = {}) : options(options) {}
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
+  /// The reduction, as given.
   LossOptions options;
 };
 
@@ -137,18 +146,22 @@ class L1Loss : public Loss {
 /// Throws std::invalid_argument for label_smoothing outside [0, 1].
 class CrossEntropyLoss : public Loss {
  public:
+  /// Checks and keeps the options.
   explicit CrossEntropyLoss(CrossEntropyLossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
+  /// reduction, ignore_index and label_smoothing, as given.
   CrossEntropyLossOptions options;
 };
 
 /// F::nll_loss as a module (`nn.NLLLoss`), for a model whose last op is log_softmax.
 class NLLLoss : public Loss {
  public:
+  /// Keeps the options; never throws.
   explicit NLLLoss(NLLLossOptions options = {}) : options(options) {}
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
+  /// reduction and ignore_index, as given.
   NLLLossOptions options;
 };
 
@@ -157,9 +170,11 @@ class NLLLoss : public Loss {
 /// Throws std::invalid_argument for a pos_weight that is not floating or requires grad.
 class BCEWithLogitsLoss : public Loss {
  public:
+  /// Checks the options and registers a pos_weight as a buffer.
   explicit BCEWithLogitsLoss(BCEWithLogitsLossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
+  /// reduction and pos_weight, as given.
   BCEWithLogitsLossOptions options;
 };
 

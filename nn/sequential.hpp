@@ -21,6 +21,8 @@
 
 namespace minigrad::nn {
 
+/// Layers applied in order, out = layer_n(... layer_0(x)) (`nn.Sequential`); layers are children
+/// named "0", "1", ... Build it with braces: `nn::Sequential net{nn::Linear(4, 8), nn::ReLU()};`.
 class Sequential : public Module {
  public:
   Sequential() = default;
@@ -37,6 +39,7 @@ class Sequential : public Module {
   void push_back(M&& layer) {
     layers_.push_back(&register_module(std::to_string(layers_.size()), std::forward<M>(layer)));
   }
+  /// The same for a layer held by a std::shared_ptr, shared with whoever else holds it.
   template <AnyModule M>
   void push_back(std::shared_ptr<M> layer) {
     layers_.push_back(&register_module(std::to_string(layers_.size()), std::move(layer)));
@@ -51,6 +54,7 @@ class Sequential : public Module {
   M& at(int64_t index) const;
   /// Number of layers (`len(net)`).
   int64_t size() const { return static_cast<int64_t>(layers_.size()); }
+  /// True when it holds no layers.
   bool empty() const { return layers_.empty(); }
 
   /// Each layer's output is the next one's input; an empty Sequential returns its input.
@@ -59,6 +63,8 @@ class Sequential : public Module {
   /// Iteration yields Module&, in order.
   class Iterator {
    public:
+    ///@{
+    /// A forward iterator over the layers, as Module&, for `for (nn::Module& layer : net)`.
     using value_type = Module;
     using difference_type = std::ptrdiff_t;
     Iterator() = default;
@@ -70,12 +76,16 @@ class Sequential : public Module {
     }
     Iterator operator++(int) { return Iterator(it_++); }
     bool operator==(const Iterator& other) const = default;
+    ///@}
 
    private:
     std::vector<Module*>::const_iterator it_;
   };
+  ///@{
+  /// The layers in order, for a range-for loop (`for layer in net`).
   Iterator begin() const { return Iterator(layers_.begin()); }
   Iterator end() const { return Iterator(layers_.end()); }
+  ///@}
 
  private:
   // The layers in order: non-owning, the registered children own them. A layer lives on the

@@ -26,10 +26,14 @@ struct AdamOptions {
 
 /// AdamW's hyperparameters: Adam's, with decoupled weight decay 0.01 by default (as PyTorch).
 struct AdamWOptions {
+  /// step size
   double lr = 1e-3;
+  /// beta1, beta2: decay of m and v, each in [0, 1)
   std::pair<double, double> betas = {0.9, 0.999};
+  /// added to sqrt(v) so the division stays finite
   double eps = 1e-8;
   double weight_decay = 1e-2;  ///< lambda: param shrinks by lr * lambda per step
+  /// divide by the largest v seen so far
   bool amsgrad = false;
 };
 
@@ -41,6 +45,8 @@ struct AdamWOptions {
 /// a beta outside [0, 1), or weight_decay < 0.
 class Adam : public Optimizer {
  public:
+  /// Adam over `params` (usually `model.parameters()`): `optim::Adam opt(model.parameters(), {.lr = 1e-3});`.
+  /// Throws as described above.
   explicit Adam(std::vector<Tensor> params, AdamOptions options = {});
 
  protected:
@@ -56,6 +62,8 @@ class Adam : public Optimizer {
 /// L2 term. Throws as Adam.
 class AdamW : public Optimizer {
  public:
+  /// AdamW over `params`: `optim::AdamW opt(model.parameters(), {.lr = 1e-3, .weight_decay = 0.1});`.
+  /// Throws as Adam.
   explicit AdamW(std::vector<Tensor> params, AdamWOptions options = {});
 
  protected:

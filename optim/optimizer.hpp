@@ -22,6 +22,8 @@ namespace minigrad::optim {
 /// `optimizer.state[p]`).
 using ParamState = std::map<std::string, Tensor>;
 
+/// The base of SGD, Adam and AdamW (`torch.optim.Optimizer`): holds the parameters, the lr and
+/// each parameter's state; step() applies the subclass's update to every parameter with a gradient.
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
@@ -75,6 +77,7 @@ class Optimizer {
   /// "step" is a 0-d counter; every other state tensor has the parameter's shape.
   virtual std::vector<std::string> state_names() const = 0;
 
+  /// The optimizer's name ("SGD", "Adam"), the start of its error messages.
   const std::string& name() const { return name_; }
 
  private:

@@ -36,9 +36,13 @@ class LRScheduler {
   /// The lr for epoch last_epoch() from the optimizer's current lr (PyTorch's `get_lr`).
   virtual double get_lr() const = 0;
 
+  /// The optimizer whose lr is set; must outlive the scheduler.
   Optimizer& optimizer_;
+  /// The optimizer's lr when the scheduler was built (`base_lrs[0]`).
   double base_lr_;
+  /// Steps taken so far (`last_epoch`); -1 until the constructor's step.
   int64_t last_epoch_ = -1;
+  /// The lr the last step set (`get_last_lr()[0]`).
   double last_lr_ = 0;
 };
 
@@ -46,6 +50,7 @@ class LRScheduler {
 /// Throws std::invalid_argument for step_size < 1 or gamma < 0.
 class StepLR : public LRScheduler {
  public:
+  /// Multiplies the lr by gamma every step_size epochs; sets the epoch-0 lr at once. Throws as above.
   StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
 
  protected:
@@ -62,6 +67,7 @@ class StepLR : public LRScheduler {
 /// eta_min < 0.
 class CosineAnnealingLR : public LRScheduler {
  public:
+  /// Anneals from the optimizer's lr to eta_min over T_max epochs. Throws as above.
   CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0);
 
  protected:
@@ -78,6 +84,7 @@ class CosineAnnealingLR : public LRScheduler {
 /// (0, 1], end_factor outside [0, 1], or total_iters < 1.
 class LinearLR : public LRScheduler {
  public:
+  /// Scales the lr by start_factor at once, reaching end_factor after total_iters epochs. Throws as above.
   explicit LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
                     int64_t total_iters = 5);
 
