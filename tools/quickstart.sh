@@ -3,16 +3,18 @@
 #   demo  runs the lesson demo (examples/feedforward_demo)
 #   test  runs the whole test suite with ctest, in the release and the sanitizer builds, then
 #         fuzzes the checkpoint loader for 60 s
-# Usage: bash tools/quickstart.sh demo|test     (as root, or as a user who may sudo)
+#   docs  writes the HTML reference pages with Doxygen: build/release/docs/html/index.html
+# Usage: bash tools/quickstart.sh demo|test|docs     (as root, or as a user who may sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 verb=${1:-demo}
-case "$verb" in demo|test) ;; *) echo "usage: bash tools/quickstart.sh demo|test" >&2; exit 2 ;; esac
+case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo|test|docs" >&2; exit 2 ;; esac
 
 # Debian packages the build needs; only the missing ones are installed.
 packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev
           libbenchmark-dev clang libclang-rt-14-dev)
+[ "$verb" = docs ] && packages+=(doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,6 +36,9 @@ build() {  # build PRESET [TARGET]
 if [ "$verb" = demo ]; then
   build release feedforward_demo
   ./build/release/examples/feedforward_demo
+elif [ "$verb" = docs ]; then
+  build release docs
+  echo "Open build/release/docs/html/index.html"
 else
   build release
   ./build/release/examples/feedforward_demo
