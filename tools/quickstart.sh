@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh clone: installs what is missing (Debian 12 / Ubuntu), builds, then
 #   demo  runs the lesson demo (examples/feedforward_demo)
-#   test  runs the whole test suite with ctest, in the release and the sanitizer builds, then
-#         fuzzes the checkpoint loader for 60 s
+#   test  runs the whole test suite with ctest in the release build, fuzzes the checkpoint loader
+#         for 60 s, then runs the suite again in the sanitizer build
 #   docs  writes the HTML reference pages with Doxygen: build/release/docs/html/index.html
 # Usage: bash tools/quickstart.sh demo|test|docs     (as root, or as a user who may sudo)
 set -euo pipefail
@@ -43,7 +43,7 @@ else
   build release
   ./build/release/examples/feedforward_demo
   ctest --preset release -j "$jobs"
-  build sanitize
-  ctest --preset sanitize -j "$jobs"
   bash tools/fuzz.sh 60   # the checkpoint loader under libFuzzer for 60 s
+  build sanitize
+  ctest --preset sanitize -j "$jobs"   # last, so ctest's summary closes the output
 fi
