@@ -9,6 +9,7 @@
 
 #include "autograd/dtype.hpp"
 #include "autograd/gradcheck.hpp"
+#include "autograd/graph.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "autograd/tensor.hpp"

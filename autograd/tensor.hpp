@@ -19,6 +19,7 @@
 #include <tuple>
 #include <vector>
 
+#include "autograd/anomaly.hpp"
 #include "autograd/dtype.hpp"
 
 namespace minigrad {
@@ -202,6 +203,10 @@ struct Node {
   std::vector<Tensor> inputs;   ///< the op's tensor inputs, in order
   BackwardFn backward;          ///< emptied after a backward() without retain_graph
   Shape output_shape;           ///< for error messages and graph drawing
+  /// Where the forward that recorded this node ran, noted only while anomaly detection is on
+  /// (autograd/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward
+  /// of net.0 (Linear ...)"; empty otherwise.
+  std::string forward_trace = detail::anomaly_note();
 
   Node() = default;
   Node(const Node&) = delete;
