@@ -4,6 +4,7 @@
 // Every walk follows torch/nn/modules/module.py: a module's own entries first, in registration
 // order, then each child's, depth first, names joined with dots. named_parameters() and modules()
 // list a shared tensor or module once (PyTorch's memo set); state_dict() lists it under every name.
+// operator() wraps forward: it names the module in errors, in anomaly notes and for the recorder.
 #include "nn/module.hpp"
 
 #include <cxxabi.h>
@@ -12,17 +13,52 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 #include <typeinfo>
 #include <unordered_set>
 
+#include "autograd/anomaly.hpp"
 #include "autograd/op_support.hpp"
 
 namespace minigrad::nn {
 
 using minigrad::detail::check;
+
+// ---- lifetime: children point back at their parent -------------------------------------------------
+
+Module::~Module() { release_children(); }
+
+Module::Module(Module&& other) noexcept
+    : parameters_(std::move(other.parameters_)),
+      buffers_(std::move(other.buffers_)),
+      children_(std::move(other.children_)),
+      training_(other.training_) {
+  adopt_children(&other);
+}
+
+Module& Module::operator=(Module&& other) noexcept {
+  if (this == &other) return *this;
+  release_children();
+  parameters_ = std::move(other.parameters_);
+  buffers_ = std::move(other.buffers_);
+  children_ = std::move(other.children_);
+  training_ = other.training_;
+  adopt_children(&other);
+  return *this;
+}
+
+void Module::adopt_children(const Module* previous) {
+  for (auto& [key, child] : children_)
+    if (child->parent_ == previous) child->parent_ = this;
+}
+
+void Module::release_children() {
+  for (auto& [key, child] : children_)
+    if (child->parent_ == this) child->parent_ = nullptr;
+}
 
 // ---- what a subclass defines -------------------------------------------------------------------
 
@@ -31,6 +67,70 @@ Tensor Module::forward(const Tensor&) {
 }
 
 std::string Module::name() const { return detail::short_type_name(typeid(*this)); }
+
+// ---- calling forward: the module's path in errors, anomaly notes and recorded outputs ----------
+
+namespace {
+thread_local OutputRecorder* current_recorder = nullptr;        // the innermost live OutputRecorder
+std::vector<std::string> split_lines(const std::string& text);  // (in the printing section below)
+}  // namespace
+
+Tensor Module::operator()(const Tensor& input) {
+  std::optional<minigrad::detail::AnomalyModuleScope> anomaly_scope;
+  if (minigrad::detail::anomaly_enabled) anomaly_scope.emplace(describe());
+
+  Tensor output;
+  try {
+    output = forward(input);
+  } catch (const ModuleError&) {
+    throw;  // an inner module has already put its path in front: say it once
+  } catch (const std::exception& error) {
+    rethrow_with_context(error);
+  }
+  if (current_recorder != nullptr) current_recorder->outputs_.emplace_back(path(), output.detach());
+  return output;
+}
+
+// Only the standard types are rebuilt (each is constructible from a message); anything else,
+// a learner's own exception type included, is rethrown untouched rather than sliced.
+void Module::rethrow_with_context(const std::exception& error) const {
+  const std::string message = describe() + ": " + error.what();
+  const std::type_info& type = typeid(error);
+  if (type == typeid(std::invalid_argument)) throw detail::InModule<std::invalid_argument>(message, path());
+  if (type == typeid(std::out_of_range)) throw detail::InModule<std::out_of_range>(message, path());
+  if (type == typeid(std::runtime_error)) throw detail::InModule<std::runtime_error>(message, path());
+  if (type == typeid(std::logic_error)) throw detail::InModule<std::logic_error>(message, path());
+  if (type == typeid(std::domain_error)) throw detail::InModule<std::domain_error>(message, path());
+  if (type == typeid(std::length_error)) throw detail::InModule<std::length_error>(message, path());
+  if (type == typeid(std::range_error)) throw detail::InModule<std::range_error>(message, path());
+  if (type == typeid(std::overflow_error)) throw detail::InModule<std::overflow_error>(message, path());
+  if (type == typeid(std::underflow_error)) throw detail::InModule<std::underflow_error>(message, path());
+  throw;  // called from a catch block: the exception in flight goes on as it was
+}
+
+std::string Module::describe() const {
+  std::string config = name();
+  const std::vector<std::string> extra = split_lines(extra_repr());
+  for (size_t i = 0; i < extra.size(); ++i) config += (i == 0 ? " " : ", ") + extra[i];
+  const std::string where = path();
+  return where.empty() ? "(" + config + ")" : where + " (" + config + ")";
+}
+
+std::string Module::path() const {
+  std::vector<const Module*> chain;  // this module, its parent, ..., up to the root
+  std::unordered_set<const Module*> seen;
+  for (const Module* m = this; m != nullptr && seen.insert(m).second; m = m->parent_) chain.push_back(m);
+  std::string out;
+  for (size_t i = chain.size(); i-- > 0;) {
+    if (chain[i]->parent_ == nullptr) continue;  // the root has no name
+    if (!out.empty()) out += '.';
+    out += chain[i]->key_;
+  }
+  return out;
+}
+
+OutputRecorder::OutputRecorder() : previous_(current_recorder) { current_recorder = this; }
+OutputRecorder::~OutputRecorder() { current_recorder = previous_; }
 
 // ---- registration -------------------------------------------------------------------------------
 
@@ -66,6 +166,10 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   check_new_name(name, "register_module");
   check(child != nullptr, "register_module: \"", name, "\" is a null pointer");
   check(child.get() != this, "register_module: ", this->name(), " cannot be its own child \"", name, "\"");
+  if (child->parent_ == nullptr) {  // a module shared by two parents keeps its first path
+    child->parent_ = this;
+    child->key_ = name;
+  }
   children_.emplace_back(name, std::move(child));
 }
 

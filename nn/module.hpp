@@ -4,6 +4,8 @@
 // but does not train) and named child modules, all registered in its constructor. From those
 // three lists it answers every question a training loop asks: parameters(), named_parameters()
 // with PyTorch's dotted names (`net.0.weight`), train()/eval(), zero_grad(), state_dict().
+// Each registered child knows its parent, so a module knows its dotted path in the tree ("net.0"):
+// an error escaping its forward names that path and the module's configuration.
 // A custom module is a subclass: register members in the constructor, override forward():
 //
 //   struct Block : nn::Module {
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <concepts>
+#include <exception>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -41,14 +44,20 @@ using StateDict = NamedTensors;
 /// (name, module) pairs; the module is a reference into the tree, valid while the tree lives.
 using NamedModules = std::vector<std::pair<std::string, std::reference_wrapper<Module>>>;
 
+/// The base of every layer and model (`torch.nn.Module`): subclass it, register parameters and
+/// children in the constructor, override forward(), call it as `module(x)`.
 class Module {
  public:
   Module() = default;
-  virtual ~Module() = default;
+  /// Children that outlive this module (shared through a std::shared_ptr) forget it as parent.
+  virtual ~Module();
   // A module is moved into its parent (Sequential{Linear(...), ...}), never copied: a copy would
   // silently share parameters. Share one module between parents with a std::shared_ptr instead.
-  Module(Module&&) = default;
-  Module& operator=(Module&&) = default;
+  /// Takes over the parameters, buffers and children, which now point at this module as their
+  /// parent; the new module is not in any tree until it is registered.
+  Module(Module&& other) noexcept;
+  /// As the move constructor, except that this module keeps its own place in its tree.
+  Module& operator=(Module&& other) noexcept;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
@@ -57,8 +66,13 @@ class Module {
   /// The computation: out = forward(x). The default throws std::logic_error naming the module,
   /// as PyTorch's `Module [Name] is missing the required "forward" function`.
   virtual Tensor forward(const Tensor& input);
-  /// Calls forward: `layer(x)` as in Python.
-  Tensor operator()(const Tensor& input) { return forward(input); }
+  /// Calls forward: `layer(x)` as in Python. A std::invalid_argument, std::out_of_range,
+  /// std::runtime_error (or another standard exception type) escaping forward is thrown again as
+  /// the same type with the innermost failing module's path and configuration in front of its
+  /// message, once: `net.0 (Linear in_features=128, out_features=512, bias=True): linear: ...`.
+  /// It can also be caught as nn::ModuleError to read that path. Other exception types pass
+  /// through unchanged. While anomaly detection is on, ops recorded inside note this module.
+  Tensor operator()(const Tensor& input);
 
   /// The class name printed by operator<< ("Linear", "FeedForward"): the C++ type's name without
   /// namespaces, unless a subclass overrides it.
@@ -82,6 +96,8 @@ class Module {
   /// `nn::Linear& proj = register_module("proj", nn::Linear(4, 4));`. Same name checks.
   template <AnyModule M>
   std::remove_cvref_t<M>& register_module(const std::string& name, M&& module);
+  /// The same for a module shared with other parents: the child's path() is the one under its
+  /// first parent.
   template <AnyModule M>
   M& register_module(const std::string& name, std::shared_ptr<M> module);
 
@@ -91,15 +107,21 @@ class Module {
   std::vector<Tensor> parameters(bool recurse = true) const;
   /// ("net.0.weight", W) ...; a tensor registered twice is listed once, under its first name.
   NamedTensors named_parameters(bool recurse = true) const;
+  /// Every buffer, each once, in named_buffers() order (`module.buffers()`).
   std::vector<Tensor> buffers(bool recurse = true) const;
+  /// (dotted name, buffer) pairs, as named_parameters() (`module.named_buffers()`).
   NamedTensors named_buffers(bool recurse = true) const;
   /// The direct children, in registration order, each once (`module.children()`).
   std::vector<std::reference_wrapper<Module>> children();
+  /// As children(), with the names they were registered under (`module.named_children()`).
   NamedModules named_children();
   /// This module and all its descendants, depth first, each once (`module.modules()`).
   std::vector<std::reference_wrapper<Module>> modules();
   /// As modules(), with dotted names; this module's own name is "".
   NamedModules named_modules();
+  /// This module's dotted path from the root of its tree ("net.0"), "" for a root: its name in
+  /// named_modules() of the root. A module shared by two parents has the path of the first.
+  std::string path() const;
 
   // ---- training state ------------------------------------------------------------------------
 
@@ -138,11 +160,56 @@ class Module {
   void collect(bool recurse, bool buffers, NamedTensors& out) const;
   // state_dict() entries, not yet detached: the live tensors load_state_dict() writes into.
   void state_entries(const std::string& prefix, StateDict& out) const;
+  // "net.0 (Linear in_features=128, out_features=512, bias=True)": what errors and anomaly notes name.
+  std::string describe() const;
+  // Throws `error` again as its own standard type, its message prefixed by describe().
+  [[noreturn]] void rethrow_with_context(const std::exception& error) const;
+  // Makes this module the parent of the children whose parent was `previous` (after a move).
+  void adopt_children(const Module* previous);
+  // The children whose parent is this module forget it.
+  void release_children();
 
   NamedTensors parameters_;
   NamedTensors buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
+  Module* parent_ = nullptr;  // the module this one was first registered in; null for a root
+  std::string key_;           // the name it was registered under in parent_
+};
+
+/// Part of every exception Module::operator() rethrows: catch `const nn::ModuleError&` to learn
+/// which module's forward failed. The exception keeps its standard type as well.
+class ModuleError {
+ public:
+  /// Remembers the failing module's path.
+  explicit ModuleError(std::string module_path) : module_path_(std::move(module_path)) {}
+  virtual ~ModuleError() = default;
+  /// The innermost failing module's path() ("net.0"; "" for a root).
+  const std::string& module_path() const { return module_path_; }
+
+ private:
+  std::string module_path_;
+};
+
+/// While alive, records the output of every module called through operator() on this thread, as
+/// (its path(), the output detached), in the order the calls return: inner modules before the
+/// modules that called them. It collects what a forward hook on every module collects in PyTorch
+/// (`module.register_forward_hook`); the parity trace (nn/parity.hpp) names activations with it.
+/// Recorders nest: only the innermost one records.
+class OutputRecorder {
+ public:
+  OutputRecorder();
+  ~OutputRecorder();
+  OutputRecorder(const OutputRecorder&) = delete;
+  OutputRecorder& operator=(const OutputRecorder&) = delete;
+
+  /// (path, output) per call so far; a module called twice appears twice.
+  const NamedTensors& outputs() const { return outputs_; }
+
+ private:
+  friend class Module;
+  NamedTensors outputs_;
+  OutputRecorder* previous_;
 };
 
 /// Prints the module tree in PyTorch's repr layout:
@@ -159,6 +226,13 @@ namespace detail {
 std::string python_repr(double value);
 /// A C++ type's name without namespaces: "Linear" for minigrad::nn::Linear.
 std::string short_type_name(const std::type_info& type);
+/// The exception Module::operator() throws: of type E (std::invalid_argument, ...) and a ModuleError.
+template <typename E>
+class InModule : public E, public ModuleError {
+ public:
+  InModule(const std::string& message, std::string module_path)
+      : E(message), ModuleError(std::move(module_path)) {}
+};
 }  // namespace detail
 
 // ---- template definitions ----------------------------------------------------------------------
@@ -173,7 +247,7 @@ std::remove_cvref_t<M>& Module::register_module(const std::string& name, M&& mod
 
 template <AnyModule M>
 M& Module::register_module(const std::string& name, std::shared_ptr<M> module) {
-  add_child(name, module);  // checks the name, and that the pointer is not null
+  add_child(name, module);  // checks the name and the pointer, and sets the child's parent
   return *module;
 }
 
