@@ -28,5 +28,6 @@
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/module.hpp"
+#include "nn/parity.hpp"
 #include "nn/sequential.hpp"
 #include "nn/serialize.hpp"
