@@ -6,8 +6,6 @@
 // stores it, and the BLAS reads it transposed in place (CblasTrans): no copy of W^T is ever made.
 #include "nn/functional.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -22,26 +20,6 @@ namespace minigrad::nn::functional {
 using minigrad::detail::check;
 
 namespace {
-
-// c = op(x) @ op(y) + beta * c, c [rows, cols] row-major, op(x) [rows, inner], op(y) [inner, cols];
-// trans_x means x is stored [inner, rows], trans_y means y is stored [cols, inner].
-template <typename T>
-void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
-          T beta, T* c) {
-  if (rows == 0 || cols == 0) return;
-  if (inner == 0) {  // an empty sum is 0; the BLAS would reject the zero leading dimension
-    if (beta == T(0)) std::fill_n(c, rows * cols, T(0));
-    return;
-  }
-  const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
-  const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
-                        flag_y = trans_y ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, flag_x, flag_y, rows, cols, inner, 1.0f, x, ldx, y, ldy, beta, c, cols);
-  } else {
-    cblas_dgemm(CblasRowMajor, flag_x, flag_y, rows, cols, inner, 1.0, x, ldx, y, ldy, beta, c, cols);
-  }
-}
 
 void check_linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   minigrad::detail::check_defined(input, "linear");
@@ -81,9 +59,11 @@ std::vector<Tensor> linear_backward(const Tensor& grad, const std::vector<Tensor
   dispatch_floating(grad.dtype(), "linear backward", [&]<typename T>() {
     const T* g = grad.data_ptr<T>();
     if (grad_x.defined())
-      gemm<T>(false, false, rows, in_features, out_features, g, w.data_ptr<T>(), T(0), grad_x.data_ptr<T>());
+      minigrad::detail::gemm<T>(false, false, rows, in_features, out_features, g, w.data_ptr<T>(), false,
+                                grad_x.data_ptr<T>());
     if (grad_w.defined())
-      gemm<T>(true, false, out_features, in_features, rows, g, x.data_ptr<T>(), T(0), grad_w.data_ptr<T>());
+      minigrad::detail::gemm<T>(true, false, out_features, in_features, rows, g, x.data_ptr<T>(), false,
+                                grad_w.data_ptr<T>());
     if (grad_b.defined()) {
       T* gb = grad_b.data_ptr<T>();
       for (int64_t i = 0; i < rows; ++i)
@@ -111,8 +91,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
       const T* b = bias.data_ptr<T>();
       for (int64_t i = 0; i < rows; ++i) std::copy_n(b, out_features, o + i * out_features);
     }
-    const T beta = bias.defined() ? T(1) : T(0);
-    gemm<T>(false, true, rows, out_features, in_features, input.data_ptr<T>(), weight.data_ptr<T>(), beta, o);
+    minigrad::detail::gemm<T>(false, true, rows, out_features, in_features, input.data_ptr<T>(),
+                              weight.data_ptr<T>(), /*accumulate=*/bias.defined(), o);
   });
 
   // One node for the whole addmm (PyTorch names its 2-d case AddmmBackward0, MmBackward0 without bias).

@@ -1,0 +1,88 @@
+// Tests for detail::gemm (autograd/ops_matmul.cpp), the one wrapper around the BLAS that matmul
+// and linear share. It picks one of four routes by shape: a matrix-vector product per row (few
+// rows), one matrix-vector product (one column), rank-1 updates (short inner dimension), or the
+// BLAS's GEMM. Every route, both transpose flags and both accumulate modes are compared here with a
+// plain triple loop written from the definition c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j].
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "autograd/op_support.hpp"
+
+namespace {
+
+// op(x)[i, p] for x stored [rows, inner], or [inner, rows] when transposed; likewise for y.
+template <typename T>
+std::vector<T> reference(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner,
+                         const std::vector<T>& x, const std::vector<T>& y, const std::vector<T>& c0,
+                         bool accumulate) {
+  std::vector<T> c(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      double total = accumulate ? c0[i * cols + j] : 0.0;
+      for (int64_t p = 0; p < inner; ++p) {
+        const T xv = trans_x ? x[p * rows + i] : x[i * inner + p];
+        const T yv = trans_y ? y[j * inner + p] : y[p * cols + j];
+        total += static_cast<double>(xv) * yv;
+      }
+      c[i * cols + j] = static_cast<T>(total);
+    }
+  return c;
+}
+
+// Small integers times 1/8: exact in float, so every route must agree to rounding of the sum.
+template <typename T>
+std::vector<T> values(int64_t n, int salt) {
+  std::vector<T> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(((i * 7 + salt * 13) % 17) - 8) / T(8);
+  return v;
+}
+
+template <typename T>
+void check_all_routes(double tolerance) {
+  // rows 1..5 cover the per-row route and its edge; inner 1..3 the rank-1 route and its edge;
+  // cols 1 the one-column route; 7 x 9 x 6 reaches the GEMM.
+  const std::vector<int64_t> row_sizes = {1, 2, 3, 4, 5, 7}, col_sizes = {1, 2, 9}, inner_sizes = {1, 2, 3, 6};
+  int checked = 0;
+  for (int64_t rows : row_sizes)
+    for (int64_t cols : col_sizes)
+      for (int64_t inner : inner_sizes)
+        for (int flags = 0; flags < 8; ++flags) {
+          const bool trans_x = flags & 1, trans_y = flags & 2, accumulate = flags & 4;
+          const auto x = values<T>(rows * inner, 1), y = values<T>(inner * cols, 2);
+          const auto c0 = values<T>(rows * cols, 3);
+          // Without accumulate, c starts as nan: the result must not depend on what was there.
+          std::vector<T> c = accumulate ? c0 : std::vector<T>(rows * cols, std::numeric_limits<T>::quiet_NaN());
+          minigrad::detail::gemm<T>(trans_x, trans_y, rows, cols, inner, x.data(), y.data(), accumulate, c.data());
+          const auto want = reference(trans_x, trans_y, rows, cols, inner, x, y, c0, accumulate);
+          for (int64_t e = 0; e < rows * cols; ++e) {
+            BOOST_TEST_CONTEXT("rows " << rows << " cols " << cols << " inner " << inner << " trans_x "
+                                       << trans_x << " trans_y " << trans_y << " accumulate " << accumulate
+                                       << " element " << e) {
+              BOOST_TEST(std::abs(c[e] - want[e]) <= tolerance);
+            }
+          }
+          ++checked;
+        }
+  BOOST_TEST(checked == 6 * 3 * 4 * 8);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(gemm)
+
+BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) { check_all_routes<float>(1e-5); }
+
+BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) { check_all_routes<double>(1e-12); }
+
+BOOST_AUTO_TEST_CASE(int64_matches_the_definition) {
+  const std::vector<int64_t> x = {1, -2, 3, 4, 5, -6}, y = {7, 8, -9, 10, 11, 12};  // [2, 3] @ [3, 2]
+  std::vector<int64_t> c(4, -1);
+  minigrad::detail::gemm<int64_t>(false, false, 2, 2, 3, x.data(), y.data(), false, c.data());
+  // by hand: [1*7 + -2*-9 + 3*11, 1*8 + -2*10 + 3*12; 4*7 + 5*-9 + -6*11, 4*8 + 5*10 + -6*12]
+  BOOST_TEST(c == (std::vector<int64_t>{58, 24, -83, 10}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
