@@ -12,4 +12,5 @@
 #include "autograd/graph.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "autograd/storage.hpp"
 #include "autograd/tensor.hpp"

@@ -14,6 +14,7 @@
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "autograd/storage.hpp"
 
 namespace minigrad {
 
@@ -44,14 +45,6 @@ int64_t shape_numel(const Shape& shape) {
 
 namespace {
 
-// 64-byte aligned so that vector loads in the BLAS and our loops never straddle a cache line.
-constexpr std::align_val_t kAlignment{64};
-
-std::shared_ptr<std::byte[]> allocate(int64_t bytes) {
-  auto* data = static_cast<std::byte*>(::operator new[](static_cast<size_t>(bytes > 0 ? bytes : 1), kAlignment));
-  return {data, [](std::byte* p) { ::operator delete[](p, kAlignment); }};
-}
-
 const char* const kDtypeMismatch = "data_ptr: the tensor's dtype is ";
 
 }  // namespace
@@ -65,7 +58,7 @@ Tensor new_tensor(const Shape& shape, Dtype dtype) {
   impl->numel = shape_numel(shape);
   const int64_t max_elements = std::numeric_limits<int64_t>::max() / 8;
   check(impl->numel <= max_elements, "shape ", shape, " is too large to allocate");
-  impl->storage = allocate(impl->numel * static_cast<int64_t>(element_size(dtype)));
+  impl->storage = allocate_storage(impl->numel * static_cast<int64_t>(element_size(dtype)));
   return Tensor(std::move(impl));
 }
 
