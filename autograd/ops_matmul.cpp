@@ -4,7 +4,8 @@
 // matrix and a vector on the right a one-column matrix (the extra dim never reaches the result),
 // and batch dims broadcast like any binary op. When b is a single matrix, as in the common
 // [B, T, C] @ [C, D], a's batch dims fold into its rows: one [B*T, C] @ [C, D] GEMM, no loop.
-// float32 and float64 go through the BLAS (cblas_sgemm, cblas_dgemm); int64 through a plain loop.
+// float32 and float64 go through the BLAS (OpenBLAS by default, BLIS with MINIGRAD_BLAS=BLIS);
+// int64 through a plain loop.
 // The backward products read the operands transposed through the BLAS flags, never as copies.
 // detail::gemm, the library's one wrapper around the BLAS call, lives here too.
 #include <cblas.h>
@@ -114,9 +115,16 @@ struct Blas<double> {
 // whatever the number of rows; a matrix-vector product just streams y once. Measured with
 // OpenBLAS 0.3.21 on the [N,128] x [128,512] products and their backward shapes (bench/ and
 // docs/performance.md): gemv per row wins up to 4 rows (4.8 us for 1 row against 21.7 us for
-// the GEMM), rank-1 updates win up to 2 (8.9 us for 1 against 28.1 us).
+// the GEMM), rank-1 updates win up to 2 (8.9 us for 1 against 28.1 us). BLIS (MINIGRAD_BLAS=BLIS)
+// has its own unpacked path for skinny products, faster than its gemv (4.1 us for 1 row, 5.9 us
+// for 2 against 5.0 and 9.8), so there every product except a single column goes to its GEMM.
+#ifdef MINIGRAD_BLAS_BLIS
+constexpr int64_t kGemvMaxRows = 0;
+constexpr int64_t kGerMaxInner = 0;
+#else
 constexpr int64_t kGemvMaxRows = 4;
 constexpr int64_t kGerMaxInner = 2;
+#endif
 
 // The BLAS route, float or double. Every product here is y-major: each level-2 call is one row of
 // c (gemv over y), one column of c (gemv over x), or one term x[:, p] y[p, :] (ger).
