@@ -1,0 +1,72 @@
+// e^x over arrays of float32 through glibc's vector math library, libmvec.
+//
+// std::exp on one float at a time made exp and softmax on [2048, 512] five and twelve times slower
+// than PyTorch, whose kernels evaluate 8 exponentials per instruction. libmvec, part of glibc on
+// x86-64, has the same: _ZGVdN8v_expf takes 8 floats in an AVX2 register, _ZGVbN4v_expf 4 in an
+// SSE register (the names are the vector-ABI manglings of expf; glibc resolves each to the best
+// code for the CPU when the program loads). AVX2 is chosen at run time, so the build stays
+// portable to x86-64 CPUs without it.
+//
+// Accuracy: within 3 ulp of the exact e^x over every float32 input checked (step 97 through the
+// bit patterns), against 1 ulp for scalar expf; special values as expf (e^-inf = 0, e^inf = inf,
+// nan stays nan, overflow to inf, underflow to 0 or a subnormal).
+#include "autograd/vector_math.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+extern "C" {
+__m128 _ZGVbN4v_expf(__m128);  // NOLINT: glibc's name
+__m256 _ZGVdN8v_expf(__m256);  // NOLINT: glibc's name
+}
+
+namespace minigrad::detail {
+
+namespace {
+
+// Whole blocks of 8 go through the vector call; the last partial block is copied into a padded
+// block of 8, so every element of an array gets exactly the same function whatever its position.
+__attribute__((target("avx2"))) void exp_avx2(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _ZGVdN8v_expf(_mm256_loadu_ps(x + i)));
+  if (i < n) {
+    float block[8] = {};
+    std::copy(x + i, x + n, block);
+    _mm256_storeu_ps(block, _ZGVdN8v_expf(_mm256_loadu_ps(block)));
+    std::copy(block, block + (n - i), y + i);
+  }
+}
+
+void exp_sse(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, _ZGVbN4v_expf(_mm_loadu_ps(x + i)));
+  if (i < n) {
+    float block[4] = {};
+    std::copy(x + i, x + n, block);
+    _mm_storeu_ps(block, _ZGVbN4v_expf(_mm_loadu_ps(block)));
+    std::copy(block, block + (n - i), y + i);
+  }
+}
+
+// __builtin_cpu_init first: this may run before the constructor that fills in the CPU model.
+const bool kHasAvx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+}  // namespace
+
+void exp_contiguous(const float* x, float* y, int64_t n) {
+  if (kHasAvx2)
+    exp_avx2(x, y, n);
+  else
+    exp_sse(x, y, n);
+}
+
+void exp_contiguous(const double* x, double* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
+
+}  // namespace minigrad::detail
