@@ -75,8 +75,18 @@ void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shap
   const bool a_same = a_shape == out_shape, b_same = b_shape == out_shape;
   const bool a_one = shape_numel(a_shape) == 1, b_one = shape_numel(b_shape) == 1;
   // Fast paths: equal shapes, or one side a single number.
+  // One loop per case, so that each loop's offsets are plain and the compiler vectorises it.
+  if (a_same && b_same) {
+    for (int64_t i = 0; i < n; ++i) f(i, i, i);
+    return;
+  }
   if ((a_same || a_one) && (b_same || b_one)) {
-    for (int64_t i = 0; i < n; ++i) f(i, a_one ? 0 : i, b_one ? 0 : i);
+    if (a_same)
+      for (int64_t i = 0; i < n; ++i) f(i, i, 0);
+    else if (b_same)
+      for (int64_t i = 0; i < n; ++i) f(i, 0, i);
+    else
+      for (int64_t i = 0; i < n; ++i) f(i, 0, 0);
     return;
   }
   // General case: an odometer over the output index, advancing each input's offset by its stride.
