@@ -33,11 +33,13 @@ struct TensorImpl;
 struct Shape : std::vector<int64_t> {
   using std::vector<int64_t>::vector;
   Shape() = default;
+  /// From any vector of sizes, so a `std::vector<int64_t>` converts implicitly.
   Shape(std::vector<int64_t> sizes) : std::vector<int64_t>(std::move(sizes)) {}  // NOLINT
 };
 
 /// "[2, 128]"; "[]" for a 0-d tensor.
 std::string to_string(const Shape& shape);
+/// Writes to_string(shape).
 std::ostream& operator<<(std::ostream& os, const Shape& shape);
 
 /// Product of the sizes (1 for a 0-d shape). Throws std::invalid_argument for a negative size or
@@ -46,14 +48,18 @@ int64_t shape_numel(const Shape& shape);
 
 /// Options for factories (PyTorch's `TensorOptions`): `zeros({2, 3}, {.dtype = kFloat64})`.
 struct TensorOptions {
-  Dtype dtype = kFloat32;
-  bool requires_grad = false;
+  Dtype dtype = kFloat32;      ///< element type (`dtype=`)
+  bool requires_grad = false;  ///< record ops on the new leaf (`requires_grad=`)
 };
 
+/// An n-dimensional array of float32, float64, int64 or bool, and its place in the autograd graph
+/// (PyTorch's `torch.Tensor`). A handle: copies share the data and the graph node, as Python
+/// names do; clone() copies the data. Always contiguous and row-major.
 class Tensor {
  public:
   /// An undefined tensor (like a default `at::Tensor`): only defined() may be called on it.
   Tensor() = default;
+  /// Wraps an implementation made by library code.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
   /// A 0-d tensor holding one number, of the scalar's category (float64 for 2.5, int64 for 2).
@@ -61,12 +67,13 @@ class Tensor {
   static Tensor from_scalar(Scalar value);
 
   // ---- what it is --------------------------------------------------------------------------
-  bool defined() const { return impl_ != nullptr; }
+  bool defined() const { return impl_ != nullptr; }  ///< false for Tensor() (Python's None)
   const Shape& shape() const;        ///< sizes per dimension (`x.shape`)
   int64_t size(int64_t dim) const;   ///< one size; negative dims count from the end (`x.size(d)`)
   int64_t dim() const;               ///< number of dimensions (`x.dim()`)
   int64_t numel() const;             ///< number of elements (`x.numel()`)
   Dtype dtype() const;               ///< element type (`x.dtype`)
+  /// float32 or float64 (`x.is_floating_point()`).
   bool is_floating_point() const { return minigrad::is_floating_point(dtype()); }
 
   /// The single element as T (`x.item()`); converts between dtypes as PyTorch does.
@@ -74,8 +81,10 @@ class Tensor {
   template <typename T> T item() const;
 
   /// Raw row-major data. Throws std::invalid_argument if T is not the tensor's element type.
+  ///@{
   template <typename T> T* data_ptr();
   template <typename T> const T* data_ptr() const;
+  ///@}
 
   /// All elements as a flat vector of T, converting from the tensor's dtype (for tests and output).
   template <typename T> std::vector<T> to_vector() const;
@@ -85,7 +94,7 @@ class Tensor {
   double at(const std::vector<int64_t>& index) const;
 
   // ---- autograd ----------------------------------------------------------------------------
-  bool requires_grad() const;
+  bool requires_grad() const;  ///< ops on it are recorded (`x.requires_grad`)
   /// Starts (or stops) recording ops on this leaf (`x.requires_grad_()`). Throws
   /// std::invalid_argument for an int64/bool tensor or a non-leaf.
   Tensor& requires_grad_(bool requires_grad = true);
@@ -121,15 +130,25 @@ class Tensor {
   Tensor& fill_(Scalar value);                                   ///< every element = value
   Tensor& zero_();                                               ///< every element = 0
   Tensor& copy_(const Tensor& src);                              ///< same shape required
-  Tensor& uniform_(double from = 0.0, double to = 1.0);          ///< U(from, to), default generator
+  /// U(from, to), from the default generator or the one given (`x.uniform_(a, b, generator=g)`).
+  ///@{
+  Tensor& uniform_(double from = 0.0, double to = 1.0);
   Tensor& uniform_(double from, double to, Generator& generator);
-  Tensor& normal_(double mean = 0.0, double std = 1.0);          ///< N(mean, std^2)
+  ///@}
+  /// N(mean, std^2), from the default generator or the one given (`x.normal_(m, s, generator=g)`).
+  ///@{
+  Tensor& normal_(double mean = 0.0, double std = 1.0);
   Tensor& normal_(double mean, double std, Generator& generator);
+  ///@}
   Tensor& add_(const Tensor& other, Scalar alpha = 1);           ///< this += alpha * other (broadcast)
   Tensor& mul_(Scalar factor);                                   ///< this *= factor
 
   // ---- method spellings of ops (defined in ops.cpp) -----------------------------------------
   Tensor operator[](int64_t index) const;  ///< select(0, index): `x[0]`
+  /// Method spellings of the ops in autograd/ops.hpp, as PyTorch's Tensor methods: `x.sum(1)` is
+  /// `sum(x, 1)`, `x.matmul(w)` is `matmul(x, w)`. Shapes, dtypes and errors are those of the free
+  /// function of the same name.
+  ///@{
   Tensor select(int64_t dim, int64_t index) const;
   Tensor slice(int64_t dim, int64_t start, int64_t end) const;
   Tensor reshape(const Shape& shape) const;
@@ -167,9 +186,11 @@ class Tensor {
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   bool equal(const Tensor& other) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const;
+  ///@}
 
   /// The implementation, for code inside the library.
   TensorImpl* impl() const { return impl_.get(); }
+  /// The shared owner of the implementation, for library code that keeps a tensor alive.
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
@@ -179,15 +200,16 @@ class Tensor {
 /// What a Tensor handle points to. Library code reads and writes it; users go through Tensor.
 struct TensorImpl {
   std::shared_ptr<std::byte[]> storage;  ///< shared by reshape/view/detach results
-  Shape shape;
-  Dtype dtype = kFloat32;
-  int64_t numel = 0;
-  bool requires_grad = false;
-  bool retains_grad = false;
+  Shape shape;                ///< sizes, as Tensor::shape()
+  Dtype dtype = kFloat32;     ///< element type, as Tensor::dtype()
+  int64_t numel = 0;          ///< product of the sizes, kept so loops need not recompute it
+  bool requires_grad = false; ///< as Tensor::requires_grad()
+  bool retains_grad = false;  ///< set by Tensor::retain_grad() on a non-leaf
   Tensor grad;                     ///< accumulated gradient (leaves, and retain_grad non-leaves)
   std::shared_ptr<Node> grad_fn;   ///< the op that made this tensor; null for a leaf
   std::string name;                ///< optional label for errors and graph drawing
 
+  /// The first element's address (row-major, contiguous).
   void* data() const { return storage.get(); }
 };
 
@@ -196,6 +218,7 @@ struct TensorImpl {
 /// per input (undefined where the input does not require grad). It captures only saved data it
 /// needs, never the output tensor itself, so no node can keep itself alive.
 struct Node {
+  /// Gradient of the op's output and its inputs in; one gradient per input out.
   using BackwardFn =
       std::function<std::vector<Tensor>(const Tensor& grad, const std::vector<Tensor>& inputs)>;
 
@@ -251,46 +274,64 @@ Tensor eye(int64_t n, TensorOptions options = {});
 /// start, start+step, ... below end, 1-d (`torch.arange`). Dtype int64 when options.dtype is
 /// left at its default and all three are integers, as PyTorch infers. Throws for step == 0 or a
 /// step of the wrong sign.
+///@{
 Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
+///@}
 
-Tensor zeros_like(const Tensor& other);   ///< same shape and dtype (`torch.zeros_like`)
+/// zeros, ones, empty (zeroed) or full with the shape and dtype of `other` (`torch.zeros_like`,
+/// `torch.ones_like`, `torch.empty_like`, `torch.full_like`).
+///@{
+Tensor zeros_like(const Tensor& other);
 Tensor ones_like(const Tensor& other);
 Tensor empty_like(const Tensor& other);
 Tensor full_like(const Tensor& other, Scalar value);
+///@}
 
 /// From data and a shape: `tensor({1, 2, 3, 4}, {2, 2})`. Throws std::invalid_argument if the
 /// element count does not match the shape.
+///@{
 Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options = {});
 Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options = {});
 Tensor tensor(const std::vector<int64_t>& data, const Shape& shape, TensorOptions options = {.dtype = kInt64});
 Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions options = {.dtype = kBool});
+///@}
 
 /// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: 1-d, 2-d and 3-d; float32 unless
 /// options say otherwise. Throws std::invalid_argument for ragged rows.
+///@{
 using List1 = std::initializer_list<double>;
 using List2 = std::initializer_list<List1>;
 using List3 = std::initializer_list<List2>;
 Tensor tensor(List1 values, TensorOptions options = {});
 Tensor tensor(List2 values, TensorOptions options = {});
 Tensor tensor(List3 values, TensorOptions options = {});
+///@}
 
 // ---- random factories: same numbers as PyTorch's CPU generator for the same seed -------------
 
-/// U[0, 1) (`torch.rand`). Floating dtypes only.
+/// U[0, 1) (`torch.rand`), from the default generator or the one given. Floating dtypes only.
+///@{
 Tensor rand(const Shape& shape, TensorOptions options = {});
 Tensor rand(const Shape& shape, Generator& generator, TensorOptions options = {});
-/// N(0, 1) (`torch.randn`). Floating dtypes only.
+///@}
+/// N(0, 1) (`torch.randn`), from the default generator or the one given. Floating dtypes only.
+///@{
 Tensor randn(const Shape& shape, TensorOptions options = {});
 Tensor randn(const Shape& shape, Generator& generator, TensorOptions options = {});
+///@}
 /// Integers in [low, high), int64 (`torch.randint`). Throws if low >= high.
+///@{
 Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options = {.dtype = kInt64});
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator,
                TensorOptions options = {.dtype = kInt64});
+///@}
 /// A random permutation of 0..n-1, int64 (`torch.randperm`).
+///@{
 Tensor randperm(int64_t n, TensorOptions options = {.dtype = kInt64});
 Tensor randperm(int64_t n, Generator& generator, TensorOptions options = {.dtype = kInt64});
+///@}
 
 /// Prints as PyTorch does: `tensor([[ 0.1234, -1.0000]])`, summarised with `...` above 1000
 /// elements, with `dtype=`, `requires_grad=True` or `grad_fn=<...>` suffixes where PyTorch adds them.
