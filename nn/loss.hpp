@@ -113,8 +113,11 @@ class Loss : public Module {
  public:
   /// The loss of input against target; each subclass calls its function of F.
   virtual Tensor forward(const Tensor& input, const Tensor& target) = 0;
-  /// Calls forward: `criterion(logits, targets)` as in Python.
-  Tensor operator()(const Tensor& input, const Tensor& target) { return forward(input, target); }
+  /// Calls forward: `criterion(logits, targets)` as in Python. Errors name the module as
+  /// Module::operator() does: `criterion (MSELoss): mse_loss: ...`.
+  Tensor operator()(const Tensor& input, const Tensor& target) {
+    return call_forward([&] { return forward(input, target); });
+  }
   /// Throws std::logic_error: a loss needs the target too.
   Tensor forward(const Tensor& input) override;
 };

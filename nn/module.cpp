@@ -76,12 +76,16 @@ std::vector<std::string> split_lines(const std::string& text);  // (in the print
 }  // namespace
 
 Tensor Module::operator()(const Tensor& input) {
+  return call_forward([&] { return forward(input); });
+}
+
+Tensor Module::call_forward(const std::function<Tensor()>& forward_call) {
   std::optional<minigrad::detail::AnomalyModuleScope> anomaly_scope;
   if (minigrad::detail::anomaly_enabled) anomaly_scope.emplace(describe());
 
   Tensor output;
   try {
-    output = forward(input);
+    output = forward_call();
   } catch (const ModuleError&) {
     throw;  // an inner module has already put its path in front: say it once
   } catch (const std::exception& error) {

@@ -148,6 +148,13 @@ class Module {
   /// replaces. Throws std::invalid_argument listing every problem, before changing anything.
   void load_state_dict(const StateDict& state, bool strict = true);
 
+ protected:
+  /// What operator() does around forward, for subclasses whose call takes other arguments (the
+  /// losses' `loss(input, target)`): runs `forward_call` with this module's anomaly note, adds
+  /// this module's path to a standard exception escaping it, and records the output for an
+  /// OutputRecorder.
+  Tensor call_forward(const std::function<Tensor()>& forward_call);
+
  private:
   friend std::string to_string(const Module& module);
 

@@ -15,6 +15,7 @@
 #include "nn/feedforward.hpp"
 #include "nn/flatten.hpp"
 #include "nn/linear.hpp"
+#include "nn/loss.hpp"
 #include "nn/module.hpp"
 #include "nn/sequential.hpp"
 
@@ -224,6 +225,44 @@ BOOST_AUTO_TEST_CASE(shared_child_forgets_a_parent_that_is_gone) {
   }
   BOOST_TEST(shared->path() == "");
   BOOST_TEST(call([&] { (*shared)(zeros({1, 3})); }).module_path == "");
+}
+
+// A model that holds its loss, as some training scripts do: the loss is the child "criterion".
+struct WithCriterion : nn::Module {
+  nn::MSELoss& criterion;
+  WithCriterion() : criterion(register_module("criterion", nn::MSELoss())) {}
+};
+
+BOOST_AUTO_TEST_CASE(loss_modules_name_themselves_as_other_modules_do) {
+  WithCriterion model;
+  const std::vector<ErrorCase> cases = {
+      {"MSELoss on its own, shapes that differ",
+       [] { nn::MSELoss()(zeros({2, 3}), zeros({2, 4})); },
+       {"invalid_argument",
+        "(MSELoss): mse_loss: input [2, 3] and target [2, 4] have different shapes (reshape one of them; "
+        "broadcasting, as PyTorch does with a warning, would compare every input with every target)",
+        ""}},
+      {"CrossEntropyLoss with a class index out of range",
+       [] { nn::CrossEntropyLoss()(zeros({2, 3}), tensor(std::vector<int64_t>{0, 7}, {2})); },
+       {"out_of_range",
+        "(CrossEntropyLoss): cross_entropy: target 7 is out of range for 3 classes (expected 0..2 or "
+        "ignore_index -100)",
+        ""}},
+      {"a loss held as a child",
+       [&] { model.criterion(zeros({2}), zeros({3})); },
+       {"invalid_argument",
+        "criterion (MSELoss): mse_loss: input [2] and target [3] have different shapes (reshape one of them; "
+        "broadcasting, as PyTorch does with a warning, would compare every input with every target)",
+        "criterion"}},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      const Thrown got = call(c.run);
+      BOOST_TEST(got.kind == c.expected.kind);
+      BOOST_TEST(got.message == c.expected.message);
+      BOOST_TEST(got.module_path == c.expected.module_path);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
