@@ -194,7 +194,8 @@ int64_t clamp_index(int64_t index, int64_t size) {
 
 Tensor reshape(const Tensor& a, const Shape& shape) {
   check_defined(a, "reshape");
-  return reshaped(a, infer_size(shape, a.numel(), "reshape"), "ViewBackward0");
+  // PyTorch 1.13's reshape returns an alias with its own node name, even for the same shape.
+  return reshaped(a, infer_size(shape, a.numel(), "reshape"), "ReshapeAliasBackward0");
 }
 
 Tensor view(const Tensor& a, const Shape& shape) {
@@ -209,12 +210,14 @@ Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim) {
   const int64_t end = normalize_dim(end_dim, shape, "flatten");
   check(start <= end, "flatten: start_dim ", start_dim, " comes after end_dim ", end_dim, " for shape ",
         shape);
-  if (shape.empty()) return reshaped(a, {1}, "ViewBackward0");  // a 0-d tensor flattens to [1], as PyTorch
+  // flatten is a reshape in PyTorch, named as one; a 0-d tensor flattens to [1].
+  if (shape.empty()) return reshaped(a, {1}, "ReshapeAliasBackward0");
+  if (start == end) return a;  // nothing to merge: PyTorch returns the tensor itself
 
   Shape out(shape.begin(), shape.begin() + start);
   out.push_back(numel_between(shape, start, end + 1));
   out.insert(out.end(), shape.begin() + end + 1, shape.end());
-  return reshaped(a, out, "ViewBackward0");
+  return reshaped(a, out, "ReshapeAliasBackward0");
 }
 
 Tensor unsqueeze(const Tensor& a, int64_t dim) {
@@ -322,9 +325,23 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
           " and tensor ", i, " has shape ", tensors[i].shape());
   }
   const int64_t d = detail::normalize_insert_dim(dim, tensors[0].shape(), "stack");
-  std::vector<Tensor> unsqueezed;
-  for (const Tensor& input : tensors) unsqueezed.push_back(unsqueeze(input, d));
-  return cat(unsqueezed, d);
+  // The inputs with a size-1 dim at d, joined along it: one StackBackward0 node straight on the
+  // inputs (as PyTorch), its backward the matching slice of grad without that dim.
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    std::vector<Tensor> unsqueezed;
+    for (const Tensor& input : tensors) unsqueezed.push_back(unsqueeze(input, d));
+    out = cat(unsqueezed, d);
+  }
+  auto backward = [d](const Tensor& grad, const std::vector<Tensor>& inputs) {
+    std::vector<Tensor> grads(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].requires_grad()) grads[i] = reshape(narrow(grad, d, static_cast<int64_t>(i), 1), inputs[i].shape());
+    }
+    return grads;
+  };
+  return record(out, "StackBackward0", tensors, backward);
 }
 
 // ---- picking entries along one dim (copies) -------------------------------------------------------

@@ -199,10 +199,25 @@ Tensor check_pos_weight(const Tensor& pos_weight, const Tensor& input, const cha
 
 // ---- regression losses ---------------------------------------------------------------------------
 
+// One node, MseLossBackward0, as PyTorch's: grad_input = norm * (input - target) * grad with
+// norm = 2 / N for Mean and 2 otherwise (PyTorch's mse_loss_backward, in that order of
+// operations); grad_target = -grad_input.
 Tensor mse_loss(const Tensor& input, const Tensor& target, LossOptions options) {
   check_same_shape_and_dtype(input, target, "mse_loss");
-  const Tensor diff = sub(input, target);
-  return reduce(mul(diff, diff), options.reduction);  // a square as one multiplication, not std::pow
+  Tensor diff, out;
+  {
+    NoGradGuard no_grad;  // the pieces below are not recorded: the node's backward is written out
+    diff = sub(input, target);
+    out = reduce(mul(diff, diff), options.reduction);  // a square as one multiplication, not std::pow
+  }
+  const double norm = options.reduction == Reduction::Mean ? 2.0 / static_cast<double>(input.numel()) : 2.0;
+  return minigrad::detail::record(
+      out, "MseLossBackward0", {input, target},
+      [diff = minigrad::detail::saved(diff), norm](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        const Tensor grad_input = mul(mul(diff, norm), grad);
+        return std::vector<Tensor>{inputs[0].requires_grad() ? grad_input : Tensor(),
+                                   inputs[1].requires_grad() ? neg(grad_input) : Tensor()};
+      });
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options) {
