@@ -284,32 +284,45 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     check_defined(tensors[i], "cat");
     check(tensors[i].dim() > 0, "cat: tensor ", i, " is 0-d and cannot be concatenated (use stack)");
   }
-  const Shape& first = tensors[0].shape();
+  // PyTorch skips 1-d empty tensors (shape [0]) whatever the other shapes, a rule kept from its
+  // early versions so that `torch.cat([torch.tensor([]), x])` works as a running accumulator. They
+  // still take part in the dtype; the shape comes from the first tensor that is not skipped.
+  auto skipped = [](const Tensor& t) { return t.shape() == Shape{0}; };
+  size_t reference = 0;
+  while (reference + 1 < tensors.size() && skipped(tensors[reference])) ++reference;
+  const Shape& first = tensors[reference].shape();
   const int64_t d = normalize_dim(dim, first, "cat");
 
   Shape out_shape = first;
   out_shape[d] = 0;
   Dtype dtype = tensors[0].dtype();
   for (size_t i = 0; i < tensors.size(); ++i) {
-    const Shape& shape = tensors[i].shape();
-    check(same_except(shape, first, d), "cat: sizes of tensors must match except in dim ", d,
-          "; tensor 0 has shape ", first, " but tensor ", i, " has shape ", shape);
-    out_shape[d] += shape[d];
     dtype = promote_types(dtype, tensors[i].dtype());
+    if (skipped(tensors[i]) && i != reference) continue;
+    const Shape& shape = tensors[i].shape();
+    check(same_except(shape, first, d), "cat: sizes of tensors must match except in dim ", d, "; tensor ",
+          reference, " has shape ", first, " but tensor ", i, " has shape ", shape);
+    out_shape[d] += shape[d];
   }
 
   Tensor out = detail::new_tensor(out_shape, dtype);
-  std::vector<int64_t> starts;  // where each input begins along d
+  std::vector<int64_t> starts;  // where each input begins along d; -1 for a skipped one
   int64_t start = 0;
-  for (const Tensor& input : tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (skipped(tensors[i]) && i != reference) {
+      starts.push_back(-1);
+      continue;
+    }
     starts.push_back(start);
-    copy_along_dim(detail::convert(input, dtype), 0, out, start, d, input.shape()[d]);
-    start += input.shape()[d];
+    copy_along_dim(detail::convert(tensors[i], dtype), 0, out, start, d, tensors[i].shape()[d]);
+    start += tensors[i].shape()[d];
   }
   auto backward = [d, starts](const Tensor& grad, const std::vector<Tensor>& inputs) {
-    std::vector<Tensor> grads(inputs.size());  // each input's slice of grad
+    std::vector<Tensor> grads(inputs.size());  // each input's slice of grad; empty for a skipped one
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].requires_grad()) grads[i] = narrow(grad, d, starts[i], inputs[i].shape()[d]);
+      if (!inputs[i].requires_grad()) continue;
+      grads[i] = starts[i] < 0 ? zeros({0}, {.dtype = grad.dtype()})
+                               : narrow(grad, d, starts[i], inputs[i].shape()[d]);
     }
     return grads;
   };

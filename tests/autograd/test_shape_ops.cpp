@@ -368,6 +368,27 @@ BOOST_AUTO_TEST_CASE(cat_of_one_tensor_twice_adds_both_slices) {
   BOOST_TEST(values_of(x.grad()) == Values({6, 8, 10, 12, 14, 16}), boost::test_tools::per_element());
 }
 
+// PyTorch 1.13 (checked): torch.cat([torch.zeros(0, dtype=torch.float64), b]) with b [2, 3] gives
+// b's values as float64, and the skipped input's gradient is an empty tensor of shape [0].
+BOOST_AUTO_TEST_CASE(cat_skips_1d_empty_tensors_as_pytorch) {
+  Tensor empty = zeros({0}, {.dtype = kFloat64, .requires_grad = true});
+  Tensor b = tensor(Values{1, 2, 3, 4, 5, 6}, {2, 3});
+  b.requires_grad_();
+  const Tensor out = cat({empty, b});
+  BOOST_TEST(out.shape() == Shape({2, 3}));
+  BOOST_TEST(dtype_name(out.dtype()) == "float64");
+  BOOST_TEST(values_of(out) == Values({1, 2, 3, 4, 5, 6}), boost::test_tools::per_element());
+  out.sum().backward();
+  BOOST_TEST(empty.grad().shape() == Shape({0}));
+  BOOST_TEST(values_of(b.grad()) == Values({1, 1, 1, 1, 1, 1}), boost::test_tools::per_element());
+
+  BOOST_TEST(cat({b.detach(), zeros({0})}, 1).shape() == Shape({2, 3}));  // dim from the first kept tensor
+  BOOST_TEST(cat({zeros({0}), zeros({0})}).shape() == Shape({0}));
+  BOOST_TEST(cat({zeros({0}), zeros({3})}).shape() == Shape({3}));
+  // Only [0] is skipped: [0, 3] against [2, 2] is still a mismatch.
+  BOOST_CHECK_THROW(cat({zeros({0, 3}), zeros({2, 2})}), std::invalid_argument);
+}
+
 BOOST_AUTO_TEST_CASE(each_op_records_pytorchs_grad_fn_name) {
   Tensor x = zeros({2, 1, 3}, {.dtype = kFloat64, .requires_grad = true});
   const std::vector<std::pair<Tensor, std::string>> cases = {
