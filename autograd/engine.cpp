@@ -47,10 +47,14 @@ std::vector<TensorImpl*> topological_order(const Tensor& root) {
   return order;
 }
 
-// grad += g, allocating on first use (PyTorch's accumulation rule).
-void accumulate(Tensor& grad, const Tensor& g) {
+// grad += g, allocating on first use (PyTorch's accumulation rule). The first gradient is copied,
+// since a later in-place += must not write into another tensor's data, unless `may_steal` and
+// nothing else holds g or its storage: then g itself becomes the .grad, as PyTorch's
+// AccumulateGrad steals a gradient nobody else references.
+void accumulate(Tensor& grad, Tensor& g, bool may_steal) {
   if (!grad.defined()) {
-    grad = g.clone();  // own copy: a later in-place += must not write into another tensor's data
+    const bool sole_owner = g.impl_ptr().use_count() == 1 && g.impl()->storage.use_count() == 1;
+    grad = may_steal && sole_owner ? std::move(g) : g.clone();
     return;
   }
   grad.add_(g);
@@ -105,7 +109,9 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
     Tensor grad = std::move(found->second);
     grads.erase(found);
 
-    if (!tensor->grad_fn || tensor->retains_grad) accumulate(tensor->grad, grad);
+    // A leaf's gradient goes nowhere else, so it may become the .grad itself; a retained
+    // non-leaf's gradient still flows on into its node below.
+    if (!tensor->grad_fn || tensor->retains_grad) accumulate(tensor->grad, grad, /*may_steal=*/!tensor->grad_fn);
     Node* node = tensor->grad_fn.get();
     if (!node) continue;
     check<std::runtime_error>(static_cast<bool>(node->backward), "backward: trying to backward through the graph "

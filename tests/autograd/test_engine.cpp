@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "autograd/ops.hpp"
 
@@ -44,6 +45,32 @@ BOOST_AUTO_TEST_CASE(gradients_accumulate_across_backward_calls_until_zeroed) {
   BOOST_TEST(w.grad().item<float>() == 5.0f);
   w.set_grad(Tensor());
   BOOST_TEST(!w.grad().defined());
+}
+
+// The engine hands a leaf the gradient tensor itself when nothing else holds it, instead of a
+// copy. These are the cases where something else does: each .grad must stay its own memory.
+BOOST_AUTO_TEST_CASE(a_leafs_grad_never_shares_memory_with_another_tensor) {
+  // add sends one gradient tensor to both of its inputs.
+  Tensor a = tensor({1.0, 2.0}).requires_grad_(), b = tensor({3.0, 4.0}).requires_grad_();
+  (a + b).backward(ones({2}));
+  BOOST_TEST(a.grad().data_ptr<float>() != b.grad().data_ptr<float>());
+  a.grad().add_(ones({2}));
+  BOOST_TEST(b.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}), boost::test_tools::per_element());
+
+  // The gradient passed to backward() stays the caller's: a later change to it leaves .grad alone.
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor seed = tensor({5.0, 6.0});
+  x.backward(seed);
+  seed.fill_(0.0);
+  BOOST_TEST(x.grad().to_vector<float>() == (std::vector<float>{5.0f, 6.0f}), boost::test_tools::per_element());
+
+  // A retained non-leaf's .grad and the gradient that flows on below it are different memory.
+  Tensor w = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = w * 1.0;
+  y.retain_grad();
+  y.sum().backward();
+  y.grad().fill_(7.0);
+  BOOST_TEST(w.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(chain_of_100000_ops_does_not_overflow_the_stack) {
