@@ -84,6 +84,18 @@ struct ErrorCase {
   Thrown expected;
 };
 
+// Runs each case and compares what it throws with what it expects.
+void check_cases(const std::vector<ErrorCase>& cases) {
+  for (const ErrorCase& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      const Thrown thrown = call(c.run);
+      BOOST_TEST(thrown.kind == c.expected.kind);
+      BOOST_TEST(thrown.message == c.expected.message);
+      BOOST_TEST(thrown.module_path == c.expected.module_path);
+    }
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(module_errors)
@@ -131,14 +143,7 @@ BOOST_AUTO_TEST_CASE(error_names_the_innermost_module_path_and_configuration_onc
         "expects 8 (input [2, 3], weight [4, 8])",
         ""}},
   };
-  for (const ErrorCase& c : cases) {
-    BOOST_TEST_CONTEXT(c.name) {
-      const Thrown thrown = call(c.run);
-      BOOST_TEST(thrown.kind == c.expected.kind);
-      BOOST_TEST(thrown.message == c.expected.message);
-      BOOST_TEST(thrown.module_path == c.expected.module_path);
-    }
-  }
+  check_cases(cases);
 }
 
 BOOST_AUTO_TEST_CASE(exception_keeps_its_standard_type) {
@@ -164,14 +169,7 @@ BOOST_AUTO_TEST_CASE(exception_keeps_its_standard_type) {
        {"logic_error", "0 (NoForward): Module [NoForward] is missing the required \"forward\" function",
         "0"}},
   };
-  for (const ErrorCase& c : cases) {
-    BOOST_TEST_CONTEXT(c.name) {
-      const Thrown thrown = call(c.run);
-      BOOST_TEST(thrown.kind == c.expected.kind);
-      BOOST_TEST(thrown.message == c.expected.message);
-      BOOST_TEST(thrown.module_path == c.expected.module_path);
-    }
-  }
+  check_cases(cases);
   BOOST_CHECK_THROW(net(zeros({2, 8})), std::out_of_range);  // caught by its own type, as before
 }
 
@@ -255,14 +253,7 @@ BOOST_AUTO_TEST_CASE(loss_modules_name_themselves_as_other_modules_do) {
         "broadcasting, as PyTorch does with a warning, would compare every input with every target)",
         "criterion"}},
   };
-  for (const auto& c : cases) {
-    BOOST_TEST_CONTEXT(c.name) {
-      const Thrown got = call(c.run);
-      BOOST_TEST(got.kind == c.expected.kind);
-      BOOST_TEST(got.message == c.expected.message);
-      BOOST_TEST(got.module_path == c.expected.module_path);
-    }
-  }
+  check_cases(cases);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
