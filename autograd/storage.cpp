@@ -1,6 +1,8 @@
 // The block cache behind every tensor's memory; see storage.hpp for why it exists.
 #include "autograd/storage.hpp"
 
+#include <algorithm>
+#include <list>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -19,12 +21,41 @@ constexpr bool kCacheEnabled = false;
 constexpr bool kCacheEnabled = true;
 #endif
 
-// Freed blocks by size. Sizes are exact (rounded up to the alignment): a training loop asks for
-// the same handful of sizes over and over, so exact matches are what it needs.
+// Freed blocks by size, and the same blocks oldest first. Sizes are exact (rounded up to the
+// alignment): a training loop asks for the same handful of sizes over and over, so exact matches
+// are what it needs. When a freed block does not fit under the limit, the oldest blocks make room:
+// sizes no longer in use age out, and the sizes of the loop running now stay cached.
 struct BlockCache {
+  struct Block {
+    std::byte* data;
+    size_t size;
+  };
   std::mutex mutex;
-  std::unordered_map<size_t, std::vector<std::byte*>> free_blocks;
+  std::list<Block> oldest_first;
+  std::unordered_map<size_t, std::vector<std::list<Block>::iterator>> by_size;  // newest last
   size_t bytes = 0;
+
+  // Takes a cached block of exactly `size` bytes, or returns nullptr. Caller holds the mutex.
+  std::byte* take(size_t size) {
+    auto bucket = by_size.find(size);
+    if (bucket == by_size.end() || bucket->second.empty()) return nullptr;
+    const auto block = bucket->second.back();
+    bucket->second.pop_back();
+    std::byte* data = block->data;
+    oldest_first.erase(block);
+    bytes -= size;
+    return data;
+  }
+
+  // Frees the oldest cached block. Caller holds the mutex; the cache is not empty.
+  void evict_oldest() {
+    const Block block = oldest_first.front();
+    auto& bucket = by_size[block.size];
+    bucket.erase(std::find(bucket.begin(), bucket.end(), oldest_first.begin()));
+    oldest_first.pop_front();
+    bytes -= block.size;
+    ::operator delete[](block.data, kAlignment);
+  }
 };
 
 // Never destroyed: a tensor in a static object may die after main returns and still free into it.
@@ -40,15 +71,18 @@ size_t rounded(int64_t bytes) {
   return (n + align - 1) / align * align;
 }
 
+bool cacheable(size_t size) {
+  return kCacheEnabled && size >= static_cast<size_t>(kMinCachedBytes) && size <= static_cast<size_t>(kMaxCachedBytes);
+}
+
 void release(std::byte* block, size_t size) {
-  if (kCacheEnabled && size >= static_cast<size_t>(kMinCachedBytes)) {
+  if (cacheable(size)) {
     BlockCache& c = cache();
     std::lock_guard lock(c.mutex);
-    if (c.bytes + size <= static_cast<size_t>(kMaxCachedBytes)) {
-      c.free_blocks[size].push_back(block);
-      c.bytes += size;
-      return;
-    }
+    while (c.bytes + size > static_cast<size_t>(kMaxCachedBytes)) c.evict_oldest();
+    c.by_size[size].push_back(c.oldest_first.insert(c.oldest_first.end(), {block, size}));
+    c.bytes += size;
+    return;
   }
   ::operator delete[](block, kAlignment);
 }
@@ -64,10 +98,8 @@ int64_t cached_storage_bytes() {
 void empty_cache() {
   BlockCache& c = cache();
   std::lock_guard lock(c.mutex);
-  for (auto& [size, blocks] : c.free_blocks)
-    for (std::byte* block : blocks) ::operator delete[](block, kAlignment);
-  c.free_blocks.clear();
-  c.bytes = 0;
+  while (!c.oldest_first.empty()) c.evict_oldest();
+  c.by_size.clear();
 }
 
 namespace detail {
@@ -75,16 +107,19 @@ namespace detail {
 std::shared_ptr<std::byte[]> allocate_storage(int64_t bytes) {
   const size_t size = rounded(bytes);
   std::byte* block = nullptr;
-  if (kCacheEnabled && size >= static_cast<size_t>(kMinCachedBytes)) {
+  if (cacheable(size)) {
     BlockCache& c = cache();
     std::lock_guard lock(c.mutex);
-    if (auto it = c.free_blocks.find(size); it != c.free_blocks.end() && !it->second.empty()) {
-      block = it->second.back();
-      it->second.pop_back();
-      c.bytes -= size;
+    block = c.take(size);
+  }
+  if (block == nullptr) {
+    try {
+      block = static_cast<std::byte*>(::operator new[](size, kAlignment));
+    } catch (const std::bad_alloc&) {
+      empty_cache();  // the memory the cache holds may be what is missing: hand it back, try once more
+      block = static_cast<std::byte*>(::operator new[](size, kAlignment));
     }
   }
-  if (block == nullptr) block = static_cast<std::byte*>(::operator new[](size, kAlignment));
   return {block, [size](std::byte* p) { release(p, size); }};
 }
 

@@ -3,6 +3,7 @@
 // and a reused block never leaks old values into a factory that promises zeros.
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "autograd/op_support.hpp"
@@ -65,6 +66,40 @@ BOOST_AUTO_TEST_CASE(the_cache_never_holds_more_than_its_limit) {
   BOOST_TEST(cached_storage_bytes() <= kMaxCachedBytes);
   if (kCacheOn) BOOST_TEST(cached_storage_bytes() == 32 * (int64_t{8} << 20));
   empty_cache();
+}
+
+BOOST_AUTO_TEST_CASE(when_full_the_oldest_blocks_make_room_for_the_newest) {
+  if (!kCacheOn) return;  // nothing is cached in sanitizer builds
+  empty_cache();
+  // 300 blocks of distinct sizes just over 1 MiB: more than the 256 MiB limit holds.
+  const void* last = nullptr;
+  for (int64_t i = 0; i < 300; ++i) {
+    Tensor t = detail::new_tensor({(int64_t{1} << 18) + i * 1024}, kFloat32);
+    last = t.data_ptr<float>();
+  }
+  BOOST_TEST(cached_storage_bytes() <= kMaxCachedBytes);
+  // A new size freed into the full cache is kept (older blocks leave to make room)...
+  const void* block = nullptr;
+  {
+    Tensor t = detail::new_tensor({3 << 18}, kFloat32);  // 3 MiB
+    block = t.data_ptr<float>();
+  }
+  Tensor again = detail::new_tensor({3 << 18}, kFloat32);
+  BOOST_TEST(static_cast<const void*>(again.data_ptr<float>()) == block);
+  // ...and so is the block freed last in the loop.
+  Tensor newest = detail::new_tensor({(int64_t{1} << 18) + 299 * 1024}, kFloat32);
+  BOOST_TEST(static_cast<const void*>(newest.data_ptr<float>()) == last);
+  empty_cache();
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_allocation_empties_the_cache_before_it_gives_up) {
+  if (!kCacheOn) return;  // AddressSanitizer aborts on an impossible allocation instead of throwing
+  empty_cache();
+  { Tensor t = ones({512, 512}); }
+  BOOST_TEST(cached_storage_bytes() > 0);
+  // 2^48 floats, 1 PiB: no machine has it.
+  BOOST_CHECK_THROW(detail::new_tensor({int64_t{1} << 48}, kFloat32), std::bad_alloc);
+  BOOST_TEST(cached_storage_bytes() == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
