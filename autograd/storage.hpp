@@ -1,4 +1,4 @@
-// Memory for tensor data: 64-byte aligned blocks, with freed large blocks kept for reuse.
+// Memory for tensor data: aligned blocks, with freed large blocks kept for reuse.
 //
 // A training loop allocates the same sizes every step (activations, gradients, temporaries), and
 // blocks of a few MiB come from the kernel as fresh pages each time: page faults and zeroing that
@@ -32,7 +32,8 @@ void empty_cache();
 
 namespace detail {
 
-/// A block of at least `bytes` bytes (1 when bytes is 0), 64-byte aligned, not initialised; freed
+/// A block of at least `bytes` bytes (1 when bytes is 0), not initialised, 64-byte aligned from
+/// kMinCachedBytes up and 16-byte aligned below (the C library's fast path for small sizes); freed
 /// (or cached) when the last shared_ptr to it goes. Throws std::bad_alloc when memory runs out
 /// even after the cache is emptied.
 /// Thread-safe.
