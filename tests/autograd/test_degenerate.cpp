@@ -21,6 +21,7 @@
 #include "autograd/ops.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -28,23 +29,9 @@ using namespace minigrad;
 using nlohmann::json;
 namespace F = minigrad::nn::functional;
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/degenerate.json";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open fixture " + path);
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("degenerate.json"); }
 
-/// A fixture number: JSON has no inf or nan, so those are the strings "inf", "-inf", "nan".
-double number(const json& value) {
-  if (!value.is_string()) return value.get<double>();
-  const std::string text = value.get<std::string>();
-  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
-  return text == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-}
+double number(const json& value) { return minigrad_test::fixture_number(value); }
 
 std::vector<double> numbers(const json& values) {
   std::vector<double> out;

@@ -17,18 +17,14 @@
 #include "autograd/tensor.hpp"
 #include "nn/functional.hpp"
 #include "nn/loss.hpp"
+#include "fixture.hpp"
 
 using namespace minigrad;
 namespace F = minigrad::nn::functional;
 
 namespace {
 
-nlohmann::json fixture() {
-  const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/grad_fn.json";
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("cannot open fixture " + path);
-  return nlohmann::json::parse(file);
-}
+const nlohmann::json& fixture() { return minigrad_test::read_fixture("grad_fn.json"); }
 
 // The inputs of grad_fn_reference.py's inputs(), written out again.
 struct Inputs {
@@ -107,7 +103,7 @@ BOOST_AUTO_TEST_SUITE(grad_fn_names)
 
 BOOST_AUTO_TEST_CASE(every_op_prints_its_result_and_node_name_as_pytorch) {
   const auto table = ops();
-  const nlohmann::json cases = fixture();
+  const nlohmann::json& cases = fixture();
   BOOST_TEST(cases.size() == table.size());  // every case of the script has its op here, and back
   for (const auto& c : cases) {
     const std::string name = c.at("name");

@@ -17,6 +17,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -122,15 +123,7 @@ void check_close(const std::vector<double>& got, const std::vector<double>& expe
                                             << expected[worst_index]);
 }
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/matmul.json";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open fixture " + path);
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("matmul.json"); }
 
 // Checks that f throws std::invalid_argument with exactly `message`.
 template <typename F>

@@ -6,6 +6,7 @@
 // Further cases check operator<<, Shape printing, a grad_fn name from another op, and the throw.
 #include "autograd/ops.hpp"
 #include "autograd/tensor.hpp"
+#include "fixture.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
@@ -23,27 +24,9 @@ namespace {
 using namespace minigrad;
 using nlohmann::json;
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/print.json";
-    std::ifstream file(path);
-    if (!file) {
-      throw std::runtime_error("cannot open fixture " + path);
-    }
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("print.json"); }
 
-// A fixture value as a double: numbers as written, "nan", "inf" and "-inf" from their strings.
-double number(const json& value) {
-  if (!value.is_string()) return value.get<double>();
-  const std::string text = value.get<std::string>();
-  if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
-  if (text == "inf") return std::numeric_limits<double>::infinity();
-  if (text == "-inf") return -std::numeric_limits<double>::infinity();
-  throw std::runtime_error("fixture: unexpected value " + text);
-}
+double number(const json& value) { return minigrad_test::fixture_number(value); }
 
 // The tensor a fixture case describes, made the way a learner would make it.
 Tensor build(const json& c) {

@@ -14,23 +14,14 @@
 #include <vector>
 
 #include "autograd/random.hpp"
+#include "fixture.hpp"
 
 namespace {
 
 using minigrad::Generator;
 using nlohmann::json;
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/random.json";
-    std::ifstream file(path);
-    if (!file) {
-      throw std::runtime_error("cannot open fixture " + path);
-    }
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("random.json"); }
 
 // Compares got[i] with the recorded values; one assertion per step naming the worst element.
 template <typename T>

@@ -20,6 +20,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -317,25 +318,9 @@ BOOST_AUTO_TEST_CASE(reductions_record_pytorchs_node_names) {
 
 namespace {
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/reduce.json";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open fixture " + path);
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("reduce.json"); }
 
-// A fixture number: finite floats, ints and bools as they are; "inf", "-inf", "nan" as strings.
-double decode(const json& value) {
-  if (value.is_string()) {
-    const std::string s = value;
-    return s == "nan" ? kNan : (s == "inf" ? kInf : -kInf);
-  }
-  if (value.is_boolean()) return value.get<bool>() ? 1.0 : 0.0;
-  return value.get<double>();
-}
+double decode(const json& value) { return minigrad_test::fixture_number(value); }
 
 std::vector<double> decode_all(const json& values) {
   std::vector<double> out;

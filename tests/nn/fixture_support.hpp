@@ -13,21 +13,14 @@
 #include <vector>
 
 #include "autograd/tensor.hpp"
+#include "fixture.hpp"
 
 namespace nn_test {
 
 using nlohmann::json;
 
 /// tests/fixtures/<name>, parsed once per test executable.
-inline const json& fixture(const std::string& name) {
-  static std::map<std::string, json> cache;
-  auto found = cache.find(name);
-  if (found != cache.end()) return found->second;
-  const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/" + name;
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("cannot open fixture " + path);
-  return cache.emplace(name, json::parse(file)).first->second;
-}
+inline const json& fixture(const std::string& name) { return minigrad_test::read_fixture(name); }
 
 /// A tensor of `shape` holding the fixture's flat list of numbers.
 inline minigrad::Tensor from_json(const json& values, const minigrad::Shape& shape,

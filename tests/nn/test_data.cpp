@@ -25,6 +25,7 @@
 #include "nn/csv.hpp"
 #include "nn/data.hpp"
 #include "nn/datasets.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -32,15 +33,7 @@ using namespace minigrad;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/data.json";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open fixture " + path);
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("data.json"); }
 
 std::string repo_file(const std::string& relative) {
   return std::string(MINIGRAD_SOURCE_DIR) + "/" + relative;

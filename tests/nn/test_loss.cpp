@@ -22,6 +22,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -30,15 +31,7 @@ namespace F = minigrad::nn::functional;
 using nlohmann::json;
 using nn::Reduction;
 
-const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/loss.json";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open fixture " + path);
-    return json::parse(file);
-  }();
-  return data;
-}
+const json& fixture() { return minigrad_test::read_fixture("loss.json"); }
 
 // ---- reading the fixture ------------------------------------------------------------------------
 

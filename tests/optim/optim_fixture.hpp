@@ -18,6 +18,7 @@
 
 #include "optim/adam.hpp"
 #include "optim/sgd.hpp"
+#include "fixture.hpp"
 
 namespace optim_test {
 
@@ -40,15 +41,7 @@ struct Tolerance {
 constexpr Tolerance kFloat32Tolerance = {.rtol = 3e-7, .atol = 3e-8};
 constexpr Tolerance kFloat64Tolerance = {.rtol = 1e-14, .atol = 1e-16};
 
-inline const json& fixture() {
-  static const json data = [] {
-    const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/optim.json";
-    std::ifstream file(path);
-    if (!file) throw std::runtime_error("cannot open fixture " + path);
-    return json::parse(file);
-  }();
-  return data;
-}
+inline const json& fixture() { return minigrad_test::read_fixture("optim.json"); }
 
 // The case called `name` in the fixture's list `section` ("optimizers", "schedulers", ...).
 inline const json& find_case(const std::string& section, const std::string& name) {
