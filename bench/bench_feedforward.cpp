@@ -7,6 +7,8 @@
 // (same seed, float32), and tools/bench/compare.py prints the two medians side by side.
 #include <benchmark/benchmark.h>
 
+#include <vector>
+
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "nn/feedforward.hpp"
@@ -73,8 +75,38 @@ void ff_train_step(benchmark::State& state) {
   }
 }
 
+// The sum of count floats (count a multiple of 64) through 64 running sums (eight 8-wide vectors),
+// which keep the adds independent, so the loop waits on memory rather than on the previous add. Compiled twice,
+// and the loader picks the AVX2 copy where the CPU has it: 32-byte loads, as the BLAS's kernels use.
+__attribute__((target_clones("avx2", "default"))) float streamed_sum(const float* w, int64_t count) {
+  float partial[64] = {};
+  for (int64_t i = 0; i < count; i += 64)
+    for (int q = 0; q < 64; ++q) partial[q] += w[i + q];
+  float total = 0;
+  for (float p : partial) total += p;
+  return total;
+}
+
+// Not a PyTorch workload: the FeedForward's two weight matrices (2 x [512, 128] floats, 512 KiB)
+// read once. A 1- or 2-row forward uses every weight once, so on one core it cannot take less
+// than this; tools/bench/compare.py prints it beside the 1-row target.
+void ff_weights_read(benchmark::State& state) {
+  manual_seed(0);
+  nn::FeedForward ff;
+  std::vector<Tensor> weights;
+  for (const auto& [name, parameter] : ff.named_parameters())
+    if (parameter.dim() == 2) weights.push_back(parameter);
+
+  for (auto _ : state) {
+    float total = 0;
+    for (const Tensor& weight : weights) total += streamed_sum(weight.data_ptr<float>(), weight.numel());
+    benchmark::DoNotOptimize(total);
+  }
+}
+
 }  // namespace
 
+BENCHMARK(ff_weights_read)->Repetitions(10)->ReportAggregatesOnly(true)->UseRealTime();
 BENCHMARK(ff_forward_no_grad)->Apply(at_course_sizes);
 BENCHMARK(ff_forward_backward)->Apply(at_course_sizes);
 BENCHMARK(ff_train_step)->Apply(at_course_sizes);

@@ -173,6 +173,19 @@ def print_table(rows, markdown):
                         for i, cell in enumerate(line)))
 
 
+def print_floor(by_thread):
+    """The least a 1-row forward can take on one core (ff_weights_read: its 512 KiB of weights read
+    once, no arithmetic) beside a tenth of PyTorch's 1-row forward, the issue's target."""
+    for threads, _, ours, theirs in by_thread:
+        forward = "ff_forward_no_grad/rows:1"
+        if threads != "1" or "ff_weights_read" not in ours or forward not in theirs:
+            continue
+        floor, target = ours["ff_weights_read"][0], theirs[forward][0] / 10
+        print(f"\nat 1 thread, reading the FeedForward's two weight matrices once takes {time_text(floor)} "
+              f"({floor / theirs[forward][0]:.3f} of PyTorch's 1-row forward); "
+              f"a ratio of 0.1 for that forward is {time_text(target)}.")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build-dir", default=os.path.join(REPO, "build", "release"),
@@ -209,6 +222,7 @@ def main():
                 print(f"warning: {name} did not run on both sides at threads={threads}", file=sys.stderr)
     print()
     print_table(rows, args.markdown)
+    print_floor(by_thread)
 
 
 if __name__ == "__main__":
