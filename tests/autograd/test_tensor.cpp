@@ -85,6 +85,16 @@ BOOST_AUTO_TEST_CASE(bad_factory_arguments_throw) {
   BOOST_CHECK_THROW(randn({3}, {.dtype = kInt64}), std::invalid_argument);
 }
 
+BOOST_AUTO_TEST_CASE(data_ptr_of_the_wrong_dtype_names_both_dtypes) {
+  try {
+    (void)zeros({2}).data_ptr<double>();
+    BOOST_FAIL("data_ptr<double> of a float32 tensor should throw");
+  } catch (const std::invalid_argument& e) {
+    BOOST_TEST(std::string(e.what()) == "data_ptr: the tensor's dtype is float32, not float64");
+  }
+  BOOST_CHECK_NO_THROW((void)zeros({2}).data_ptr<float>());
+}
+
 BOOST_AUTO_TEST_CASE(to_converts_between_dtypes_and_keeps_gradients_flowing) {
   Tensor x = tensor({1.5, -2.5}).requires_grad_();
   Tensor d = x.to(kFloat64);
