@@ -347,8 +347,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 namespace minigrad::nn {
 
+// Called through Module::operator(), which puts the module in front: "(MSELoss): a loss ...".
 Tensor Loss::forward(const Tensor&) {
-  throw std::logic_error(name() + ": a loss compares two tensors; call it as loss(input, target)");
+  throw std::logic_error("a loss compares two tensors; call it as loss(input, target)");
 }
 
 Tensor MSELoss::forward(const Tensor& input, const Tensor& target) {

@@ -550,7 +550,17 @@ BOOST_AUTO_TEST_CASE(a_loss_module_called_with_one_tensor_throws_logic_error) {
   nn::MSELoss mse;
   nn::Module& module = mse;
   BOOST_CHECK_EXCEPTION(module.forward(zeros({2})), std::logic_error, [](const std::logic_error& e) {
-    return std::string(e.what()) == "MSELoss: a loss compares two tensors; call it as loss(input, target)";
+    return std::string(e.what()) == "a loss compares two tensors; call it as loss(input, target)";
+  });
+}
+
+// Regression: through Module::operator() the message named the module twice,
+// "(MSELoss): MSELoss: a loss compares two tensors; ...".
+BOOST_AUTO_TEST_CASE(a_loss_module_called_with_one_tensor_names_itself_once) {
+  nn::MSELoss mse;
+  nn::Module& module = mse;
+  BOOST_CHECK_EXCEPTION(module(zeros({2})), std::logic_error, [](const std::logic_error& e) {
+    return std::string(e.what()) == "(MSELoss): a loss compares two tensors; call it as loss(input, target)";
   });
 }
 
