@@ -102,6 +102,6 @@ int main() try {
               name.c_str());
   return 0;
 } catch (const std::exception& error) {
-  std::fprintf(stderr, "train_template: %s\n", error.what());
+  std::fprintf(stderr, "error: %s\n", error.what());
   return 1;
 }
