@@ -60,6 +60,24 @@ void accumulate(Tensor& grad, Tensor& g, bool may_steal) {
   grad.add_(g);
 }
 
+// Throws if an input or the output of `node` was changed in place after the op ran: its backward
+// would compute with the new values, silently. Message as PyTorch's, plus which tensor it was.
+void check_versions(const Node& node) {
+  for (size_t i = 0; i < node.versions.size(); ++i) {
+    const auto& [counter, expected] = node.versions[i];
+    if (counter == nullptr || *counter == expected) continue;
+    const std::string which =
+        i < node.inputs.size()
+            ? detail::concat("input ", i, " of ", node.name, " [", dtype_name(node.inputs[i].dtype()), " ",
+                             node.inputs[i].shape(), "]")
+            : detail::concat("the output of ", node.name, " [shape ", node.output_shape, "]");
+    throw std::runtime_error(detail::concat(
+        "backward: one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: ", which, " is at version ", *counter, "; expected version ", expected,
+        " instead. Change it after backward(), or compute a new tensor rather than changing it in place"));
+  }
+}
+
 }  // namespace
 
 Node::~Node() {
@@ -118,6 +136,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
                               "a second time (through ", node->name, "); its saved data was freed by the first "
                               "backward. Pass retain_graph = true to the first call if you need to do this.");
 
+    check_versions(*node);
     std::vector<Tensor> input_grads = node->backward(grad, node->inputs);
     assert(input_grads.size() == node->inputs.size());
     if (detail::anomaly_enabled) detail::check_backward_result(*node, input_grads);  // nan or inf: throw here

@@ -49,6 +49,9 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
   node->inputs = std::move(inputs);
   node->backward = std::move(backward);
   node->output_shape = out.shape();
+  for (const Tensor& input : node->inputs)
+    node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr, input.defined() ? input.version() : 0);
+  node->versions.emplace_back(out.impl()->version, out.version());
   out.impl()->requires_grad = true;
   out.impl()->grad_fn = std::move(node);
   return out;

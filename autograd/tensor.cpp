@@ -64,15 +64,22 @@ Tensor new_tensor(const Shape& shape, Dtype dtype) {
   const int64_t max_elements = std::numeric_limits<int64_t>::max() / 8;
   check(impl->numel <= max_elements, "shape ", shape, " is too large to allocate");
   impl->storage = allocate_storage(impl->numel * static_cast<int64_t>(element_size(dtype)));
+  impl->version = std::make_shared<int64_t>(0);
   return Tensor(std::move(impl));
 }
 
 void check_inplace(const Tensor& self, const char* op) {
   check_defined(self, op);
-  check<std::runtime_error>(!(is_grad_enabled() && self.requires_grad() && self.is_leaf()), op,
-                            ": a leaf tensor that requires grad cannot be changed in place while grad mode is "
-                            "on (wrap the update in NoGradGuard)");
+  if (!is_grad_enabled() || !self.requires_grad()) return;
+  check<std::runtime_error>(!self.is_leaf(), op, ": a leaf tensor that requires grad cannot be changed in place "
+                            "while grad mode is on (wrap the update in NoGradGuard)");
+  check<std::runtime_error>(false, op, ": the result of ", self.grad_fn()->name, " (shape ", self.shape(),
+                            ") requires grad and cannot be changed in place: in-place changes are not "
+                            "recorded, so backward would miss it. Compute a new tensor instead (y = x * 2, "
+                            "not x.mul_(2)), or detach() it first");
 }
+
+void bump_version(const Tensor& self) { ++*self.impl()->version; }
 
 }  // namespace detail
 
@@ -178,11 +185,14 @@ Tensor Tensor::detach() const {
   const TensorImpl& self = impl_of(*this);
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = self.storage;
+  impl->version = self.version;
   impl->shape = self.shape;
   impl->dtype = self.dtype;
   impl->numel = self.numel;
   return Tensor(std::move(impl));
 }
+
+int64_t Tensor::version() const { return *impl_of(*this).version; }
 
 Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(shape(), dtype());
@@ -218,6 +228,7 @@ Tensor& Tensor::fill_(Scalar value) {
     const T v = value.to<T>();
     for (int64_t i = 0; i < numel(); ++i) data[i] = v;
   });
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -229,6 +240,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   check(src.shape() == shape(), "copy_: source of shape ", src.shape(), " does not match destination ", shape());
   Tensor converted = detail::convert(src, dtype());
   std::memcpy(impl_->data(), converted.impl()->data(), static_cast<size_t>(numel()) * element_size(dtype()));
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -237,6 +249,7 @@ Tensor& Tensor::uniform_(double from, double to) { return uniform_(from, to, def
 Tensor& Tensor::uniform_(double from, double to, Generator& generator) {
   detail::check_inplace(*this, "uniform_");
   dispatch_floating(dtype(), "uniform_", [&]<typename T>() { generator.uniform(data_ptr<T>(), numel(), from, to); });
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -245,6 +258,7 @@ Tensor& Tensor::normal_(double mean, double std) { return normal_(mean, std, def
 Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
   detail::check_inplace(*this, "normal_");
   dispatch_floating(dtype(), "normal_", [&]<typename T>() { generator.normal(data_ptr<T>(), numel(), mean, std); });
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -261,6 +275,7 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
     detail::for_each_broadcast(shape(), shape(), src.shape(),
                                [&](int64_t i, int64_t, int64_t j) { dst[i] = static_cast<T>(dst[i] + a * b[j]); });
   });
+  detail::bump_version(*this);
   return *this;
 }
 
@@ -271,13 +286,17 @@ Tensor& Tensor::mul_(Scalar factor) {
     const T f = factor.to<T>();
     for (int64_t i = 0; i < numel(); ++i) data[i] = static_cast<T>(data[i] * f);
   });
+  detail::bump_version(*this);
   return *this;
 }
 
 // ---- factories ---------------------------------------------------------------------------------
 
 namespace {
+// Every factory ends here. Its new tensor starts at version 0, as PyTorch's do, whichever in-place
+// fill (fill_, normal_, ...) made its values.
 Tensor with_grad(Tensor t, const TensorOptions& options) {
+  *t.impl()->version = 0;
   if (options.requires_grad) t.requires_grad_(true);
   return t;
 }

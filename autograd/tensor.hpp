@@ -117,16 +117,24 @@ class Tensor {
   /// std::invalid_argument for a gradient of the wrong shape. Mirrors `Tensor.backward`.
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
 
-  /// Same data, cut from the graph: no grad_fn, requires_grad false (`x.detach()`).
+  /// Same data, cut from the graph: no grad_fn, requires_grad false (`x.detach()`). It shares
+  /// the data's version counter too, so changing it in place counts as changing x.
   Tensor detach() const;
+  /// How many in-place changes the data has had, through this tensor or an alias of it (reshape,
+  /// view, detach): `x._version`. Each recorded op notes its inputs' and output's versions, and
+  /// backward throws std::runtime_error if one has changed since.
+  int64_t version() const;
   /// An independent copy of the data, recorded in the graph (`x.clone()`).
   Tensor clone() const;
   /// Converted to another dtype; returns *this unchanged if it already has it (`x.to(dtype)`).
   Tensor to(Dtype dtype) const;
 
   // ---- in-place, never recorded (used for initialisation and optimizer steps) ---------------
-  // Each throws std::runtime_error on a leaf that requires grad while grad mode is on
-  // (wrap it in NoGradGuard), as PyTorch does.
+  // Each throws std::runtime_error on a tensor that requires grad while grad mode is on: on a
+  // leaf as PyTorch does (wrap it in NoGradGuard), and on an op's result too, because these
+  // changes are not recorded and the backward would not see them (PyTorch records them). Each
+  // adds 1 to the version its data shares with its aliases (version()), so a backward that needs
+  // the old values throws instead of computing with the new ones.
   Tensor& fill_(Scalar value);                                   ///< every element = value
   Tensor& zero_();                                               ///< every element = 0
   Tensor& copy_(const Tensor& src);                              ///< same shape required
@@ -200,6 +208,7 @@ class Tensor {
 /// What a Tensor handle points to. Library code reads and writes it; users go through Tensor.
 struct TensorImpl {
   std::shared_ptr<std::byte[]> storage;  ///< shared by reshape/view/detach results
+  std::shared_ptr<int64_t> version;       ///< in-place changes to storage, shared with it (`x._version`)
   Shape shape;                ///< sizes, as Tensor::shape()
   Dtype dtype = kFloat32;     ///< element type, as Tensor::dtype()
   int64_t numel = 0;          ///< product of the sizes, kept so loops need not recompute it
@@ -226,6 +235,11 @@ struct Node {
   std::vector<Tensor> inputs;   ///< the op's tensor inputs, in order
   BackwardFn backward;          ///< emptied after a backward() without retain_graph
   Shape output_shape;           ///< for error messages and graph drawing
+  /// The version counter of each input (null where undefined), then the output's, with its value
+  /// when the op ran. The backward reads these tensors, so the engine checks that none has been
+  /// changed in place since (PyTorch's saved-variable check). Every input counts as saved, even
+  /// for ops such as add whose backward does not read it: a little stricter than PyTorch.
+  std::vector<std::pair<std::shared_ptr<const int64_t>, int64_t>> versions;
   /// Where the forward that recorded this node ran, noted only while anomaly detection is on
   /// (autograd/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward
   /// of net.0 (Linear ...)"; empty otherwise.
@@ -344,8 +358,10 @@ std::string to_string(const Tensor& tensor);
 namespace detail {
 /// A new contiguous tensor, not recorded, with uninitialised data (ops overwrite every element).
 Tensor new_tensor(const Shape& shape, Dtype dtype);
-/// Throws std::runtime_error for an in-place write to a leaf that requires grad in grad mode.
+/// Throws std::runtime_error for an in-place write to a tensor that requires grad in grad mode.
 void check_inplace(const Tensor& self, const char* op);
+/// Counts one in-place change to self's data (Tensor::version()), after the write.
+void bump_version(const Tensor& self);
 }  // namespace detail
 
 }  // namespace minigrad

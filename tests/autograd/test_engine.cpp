@@ -1,5 +1,6 @@
 // The backward engine: topological order, accumulation, graph freeing, grad mode, and the
-// errors PyTorch users know (non-scalar backward, second backward through a freed graph).
+// errors PyTorch users know (non-scalar backward, second backward through a freed graph, a saved
+// tensor changed in place before backward).
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -201,6 +202,95 @@ BOOST_AUTO_TEST_CASE(op_that_saves_its_output_frees_its_graph) {
     y.backward();
   }
   BOOST_TEST(watch.expired());
+}
+
+// ---- in-place changes and the version counter ---------------------------------------------------
+// PyTorch 1.13 refuses each backward below ("one of the variables needed for gradient computation
+// has been modified by an inplace operation"). Before the version counter, minigrad computed with
+// the changed values and returned a wrong gradient without a word.
+
+BOOST_AUTO_TEST_CASE(in_place_changes_count_in_a_version_shared_with_aliases) {
+  // torch: w._version is 0, then 2 after w.mul_(2) and w.view(2).add_(1), and w.detach()'s is 2 too
+  Tensor w = ones({2}).requires_grad_();
+  BOOST_TEST(w.version() == 0);
+  BOOST_TEST(randn({2}).version() == 0);  // a factory's fill does not count, as torch.randn(2)._version
+  {
+    NoGradGuard no_grad;
+    w.mul_(2.0);
+    w.view({2}).add_(ones({2}));
+  }
+  BOOST_TEST(w.version() == 2);
+  BOOST_TEST(w.detach().version() == 2);
+  BOOST_TEST(w.to_vector<float>() == std::vector<float>({3.0f, 3.0f}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(backward_after_a_saved_input_changed_in_place_throws) {
+  // Regression: x.grad came out [[5, 5]] instead of [[1, 1]], as after an optimizer step run
+  // before backward.
+  Tensor w = ones({2, 1}).requires_grad_();
+  Tensor x = ones({1, 2}).requires_grad_();
+  Tensor y = matmul(x, w).sum();
+  {
+    NoGradGuard no_grad;
+    w.mul_(5.0);
+  }
+  BOOST_CHECK_EXCEPTION(y.backward(), std::runtime_error, [](const std::runtime_error& e) {
+    return message_contains(e, "modified by an inplace operation: input 1 of MmBackward0 [float32 [2, 1]] is at "
+                               "version 1; expected version 0 instead");
+  });
+}
+
+BOOST_AUTO_TEST_CASE(changing_a_detached_alias_in_place_counts_as_changing_the_tensor) {
+  Tensor w = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = (w * w).sum();
+  w.detach().mul_(10.0);  // allowed in grad mode: the alias does not require grad
+  BOOST_CHECK_THROW(y.backward(), std::runtime_error);
+}
+
+BOOST_AUTO_TEST_CASE(backward_after_a_saved_output_changed_in_place_throws) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = exp(x);  // its backward reads y
+  {
+    NoGradGuard no_grad;
+    y.mul_(2.0);
+  }
+  BOOST_CHECK_EXCEPTION(y.sum().backward(), std::runtime_error, [](const std::runtime_error& e) {
+    return message_contains(e, "the output of ExpBackward0 [shape [2]] is at version 1; expected version 0");
+  });
+}
+
+BOOST_AUTO_TEST_CASE(in_place_change_of_an_op_result_that_requires_grad_throws_in_grad_mode) {
+  // Regression: b.mul_(0) changed b without being recorded, so c = (b * b).sum() gave a.grad = 0.
+  // PyTorch records the in-place op; minigrad's in-place ops are not recorded, so it refuses.
+  Tensor a = tensor({1.0, 2.0}).requires_grad_();
+  Tensor b = a * 1.0;
+  BOOST_CHECK_EXCEPTION(b.mul_(0.0), std::runtime_error, [](const std::runtime_error& e) {
+    return message_contains(e, "mul_: the result of MulBackward0 (shape [2]) requires grad and cannot be changed in "
+                               "place");
+  });
+  (b * b).sum().backward();  // d/da (a * 1)^2 = 2a
+  BOOST_TEST(a.grad().to_vector<float>() == std::vector<float>({2.0f, 4.0f}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(in_place_change_through_a_view_of_a_leaf_throws_in_grad_mode) {
+  // Regression: w.view({2}).fill_(2) changed the leaf w. PyTorch: "a view of a leaf Variable that
+  // requires grad is being used in an in-place operation."
+  Tensor w = ones({2}).requires_grad_();
+  BOOST_CHECK_THROW(w.view({2}).fill_(2.0), std::runtime_error);
+  BOOST_TEST(w.to_vector<float>() == std::vector<float>({1.0f, 1.0f}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(an_in_place_step_after_backward_leaves_the_next_backward_free) {
+  // The training loop's order: forward, backward, in-place step, a new forward and backward.
+  Tensor w = tensor({1.0, 2.0}).requires_grad_();
+  (w * w).sum().backward();
+  {
+    NoGradGuard no_grad;
+    w.add_(w.grad(), -0.25);  // w - 0.25 * 2w = w / 2 = [0.5, 1]
+  }
+  w.set_grad(Tensor());
+  (w * w).sum().backward();
+  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({1.0f, 2.0f}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

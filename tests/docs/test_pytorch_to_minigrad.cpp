@@ -91,6 +91,7 @@ BOOST_AUTO_TEST_CASE(tensor_spellings_run) {
   BOOST_TEST(allclose(x, y, 1e-5, 1e-6));
   x.add_(y, 0.1), x.mul_(0.9);
   BOOST_TEST(x.allclose(full({2, 3}, 0.99)));
+  BOOST_TEST(x.version() == 5);  // torch: 5 after fill_, zero_, copy_, add_, mul_
 }
 
 // ==== table: Factories ====
