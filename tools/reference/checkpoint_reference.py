@@ -26,11 +26,12 @@ import sys
 import torch
 from torch import nn
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.path.join(HERE, "..", "..", "tests", "fixtures")
+sys.dont_write_bytecode = True  # importing the lesson must leave no __pycache__ here
+from feedforward_lesson import FeedForward, n_embd  # noqa: E402  (the lesson's class, unchanged)
+from reference_common import FIXTURES, write_json  # noqa: E402
+
 NAME = "feedforward_pytorch"
 
-n_embd = 128
 SEED = 0
 STEPS = 5
 LR = 0.1
@@ -41,21 +42,6 @@ BATCH = 16
 DTYPES = {"BOOL": torch.bool, "F32": torch.float32, "F64": torch.float64, "I64": torch.int64}
 ORDER = list(DTYPES)
 NAMES = {dtype: name for name, dtype in DTYPES.items()}
-
-
-class FeedForward(nn.Module):
-    """The lesson's class, unchanged."""
-
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(
-            nn.Linear(n_embd, 4 * n_embd),
-            nn.ReLU(),
-            nn.Linear(4 * n_embd, n_embd),
-        )
-
-    def forward(self, x):
-        return self.net(x)
 
 
 def fixed_input():
@@ -183,11 +169,7 @@ def write_fixtures():
         "output": out.reshape(-1).tolist(),
         "torch_version": torch.__version__,
     }
-    path = os.path.join(FIXTURES, NAME + ".json")
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    print("wrote", os.path.normpath(path))
+    print("wrote", write_json(os.path.join(FIXTURES, NAME + ".json"), data))
 
     folder = os.path.join(FIXTURES, "safetensors_corpus")
     os.makedirs(folder, exist_ok=True)

@@ -19,17 +19,20 @@ Floats are float32 values written with repr (exact); nothing is rounded.
 
 import csv
 import gzip
-import json
 import math
 import os
 import platform
+import sys
 
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, write_json  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-OUT = os.path.join(ROOT, "tests", "fixtures", "data.json")
+OUT = os.path.join(FIXTURES, "data.json")
 SEEDS = [0, 42]
 EPOCHS = 3
 
@@ -169,10 +172,7 @@ def main():
                        [(5, 0.1, 0), (64, 0.1, 42), (33, 0.0, 0)]],
         "digits_class_counts": digits_class_counts(),
     }
-    with open(OUT, "w") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
-    print("wrote", os.path.normpath(OUT))
+    print("wrote", write_json(OUT, out))
 
 
 if __name__ == "__main__":

@@ -12,38 +12,19 @@ gradient of every floating input for out.backward(cotangent), or the name of the
 PyTorch raised. JSON has no inf or nan, so those are the strings "inf", "-inf" and "nan".
 """
 
-import json
 import math
 import os
-import platform
+import sys
 
 import torch
 import torch.nn.functional as F
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "degenerate.json")
-DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64}
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import DTYPES, FIXTURES, dtype_name, fixture_header, flat, write_json  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "degenerate.json")
 INF = math.inf
 NAN = math.nan
-
-
-def encode(values):
-    """A flat list for JSON: non-finite floats become strings."""
-    out = []
-    for v in values:
-        if isinstance(v, float) and not math.isfinite(v):
-            out.append("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-        else:
-            out.append(v)
-    return out
-
-
-def flat(t):
-    return encode(t.detach().reshape(-1).tolist())
-
-
-def dtype_name(dtype):
-    return next(name for name, d in DTYPES.items() if d == dtype)
 
 
 def run(op, xs, args):
@@ -196,20 +177,10 @@ def main():
     elementwise_cases()
     softmax_cases()
     empty_cases()
-    fixture = {
-        "header": {
-            "torch_version": torch.__version__,
-            "torch_package": "Debian python3-torch 1.13.1+dfsg (reports 1.13.0a0)",
-            "python": platform.python_version(),
-            "command": "/usr/bin/python3 tools/reference/degenerate_reference.py",
-        },
-        "cases": CASES,
-    }
-    with open(OUT, "w") as f:
-        json.dump(fixture, f, indent=1, allow_nan=False)
-        f.write("\n")
+    fixture = {"header": fixture_header("degenerate_reference.py"), "cases": CASES}
+    path = write_json(OUT, fixture, allow_nan=False)
     errors = sum(1 for c in CASES if "error" in c)
-    print(f"wrote {len(CASES)} cases ({errors} PyTorch errors) to {os.path.normpath(OUT)}")
+    print(f"wrote {len(CASES)} cases ({errors} PyTorch errors) to {path}")
 
 
 if __name__ == "__main__":

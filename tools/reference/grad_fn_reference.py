@@ -10,14 +10,16 @@ the values printed before it can be compared with minigrad's to_string() charact
 character. tests/autograd/test_grad_fn_names.cpp builds the same inputs and calls the same ops.
 """
 
-import json
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "grad_fn.json")
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, write_rows  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "grad_fn.json")
 
 
 def inputs():
@@ -64,9 +66,8 @@ def cases():
 
 def main():
     rows = [{"name": name, "text": str(result)} for name, result in cases()]
-    with open(OUT, "w") as f:  # one case per line, so a regenerated fixture diffs case by case
-        f.write("[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n")
-    print(f"wrote {len(rows)} cases to {os.path.normpath(OUT)} (torch {torch.__version__})")
+    path = write_rows(OUT, rows)  # one case per line, so a regenerated fixture diffs case by case
+    print(f"wrote {len(rows)} cases to {path} (torch {torch.__version__})")
 
 
 if __name__ == "__main__":

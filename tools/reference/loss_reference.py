@@ -14,34 +14,20 @@ elements are recorded ("grad_input_at"). JSON has no inf or nan, so those are th
 "-inf" and "nan"; finite floats use repr (exact).
 """
 
-import json
 import math
 import os
-import platform
+import sys
 
 import torch
 import torch.nn.functional as F
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "loss.json")
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, encode, fixture_header, flat, write_json  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "loss.json")
+DTYPES = {"float32": torch.float32, "float64": torch.float64}  # the dtypes every case runs in
 INF = math.inf
 CLASS_OPS = ("cross_entropy", "nll_loss")
-
-
-def encode(values):
-    """A flat list for JSON: non-finite floats become strings."""
-    out = []
-    for v in values:
-        if isinstance(v, float) and not math.isfinite(v):
-            out.append("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-        else:
-            out.append(v)
-    return out
-
-
-def flat(t):
-    return encode(t.detach().reshape(-1).tolist())
 
 
 def randn(shape, seed, scale=1.0):
@@ -293,21 +279,13 @@ def main():
         if "grad_input_at" in c and "grad_target" in c:
             del c["grad_target"]
     fixture = {
-        "header": {
-            "torch_version": torch.__version__,
-            "torch_package": "Debian python3-torch 1.13.1+dfsg (reports 1.13.0a0)",
-            "python": platform.python_version(),
-            "command": "/usr/bin/python3 tools/reference/loss_reference.py",
-            "patterns": pattern_values.__doc__.strip(),
-        },
+        "header": fixture_header("loss_reference.py", patterns=pattern_values.__doc__.strip()),
         "cases": cases,
     }
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "case names must be unique"
-    with open(OUT, "w") as f:
-        json.dump(fixture, f, indent=1)
-        f.write("\n")
-    print(f"wrote {len(cases)} cases to {os.path.normpath(OUT)}")
+    path = write_json(OUT, fixture)
+    print(f"wrote {len(cases)} cases to {path}")
 
 
 if __name__ == "__main__":

@@ -11,19 +11,15 @@ C++ test does not depend on minigrad's randn. Floats are written with repr (exac
 rounded.
 """
 
-import json
 import os
-import platform
 import sys
 
 import torch
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "matmul.json")
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, fixture_header, values, write_cases  # noqa: E402
 
-
-def values(t):
-    return t.detach().reshape(-1).tolist()
+OUT = os.path.join(FIXTURES, "matmul.json")
 
 
 def product_case(name, a_shape, b_shape, seed):
@@ -48,28 +44,14 @@ def product_case(name, a_shape, b_shape, seed):
 
 def main():
     cases = [product_case("batched_BTC_at_CD_seed_0", (2, 3, 4), (4, 5), seed=0)]
-    fixture = {
-        "header": {
-            "torch_version": torch.__version__,
-            "torch_package": "Debian python3-torch 1.13.1+dfsg (reports 1.13.0a0)",
-            "python": platform.python_version(),
-            "command": "/usr/bin/python3 tools/reference/matmul_reference.py",
-            "notes": [
-                "out = torch.matmul(a, b); out.backward(grad_out), so grad_a = grad_out @ b^T and "
-                "grad_b = sum over the batch of a^T @ grad_out",
-                "a, b, then grad_out drawn by torch.randn after torch.manual_seed(seed)",
-                "values are row-major, flattened",
-            ],
-        },
-        "cases": cases,
-    }
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        f.write('{"header": ' + json.dumps(fixture["header"], indent=2) + ',\n"cases": [\n')
-        f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
-        f.write("\n]}\n")
-    print(f"wrote {len(cases)} case(s) to {os.path.normpath(OUT)} ({os.path.getsize(OUT)} bytes)",
-          file=sys.stderr)
+    header = fixture_header("matmul_reference.py", notes=[
+        "out = torch.matmul(a, b); out.backward(grad_out), so grad_a = grad_out @ b^T and "
+        "grad_b = sum over the batch of a^T @ grad_out",
+        "a, b, then grad_out drawn by torch.randn after torch.manual_seed(seed)",
+        "values are row-major, flattened",
+    ])
+    path = write_cases(OUT, header, cases)
+    print(f"wrote {len(cases)} case(s) to {path} ({os.path.getsize(OUT)} bytes)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -14,28 +14,21 @@ It writes four fixtures under tests/fixtures/, read by the tests in tests/nn/:
 Floats are written with repr (exact for float32 and float64 alike); nothing is rounded.
 """
 
-import json
 import math
 import os
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures")
-
-
-def values(t):
-    return t.detach().reshape(-1).tolist()
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, values, write_json  # noqa: E402
 
 
 def write(name, data):
     data["torch_version"] = torch.__version__
-    path = os.path.join(FIXTURES, name)
-    with open(path, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    print("wrote", os.path.normpath(path))
+    print("wrote", write_json(os.path.join(FIXTURES, name), data))
 
 
 class FeedForward(nn.Module):

@@ -10,14 +10,17 @@ Every optimizer runs its single-tensor code path (foreach=False), the one minigr
 Floats are written with repr, exact for float32 and float64 alike; nothing is rounded.
 """
 
-import json
 import math
 import os
 import platform
+import sys
 
 import torch
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures", "optim.json")
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, write_json  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "optim.json")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
 # The options minigrad's Options structs have, by PyTorch's names.
@@ -201,10 +204,7 @@ def main():
         "schedulers": scheduler_cases(),
         "clip_grad_norm": clip_cases(),
     }
-    with open(OUT, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    print("wrote", os.path.normpath(OUT))
+    print("wrote", write_json(OUT, data))
 
 
 if __name__ == "__main__":

@@ -11,16 +11,15 @@ x + zeros_like(x), so it carries grad_fn=<AddBackward0>) and "text", which is st
 PyTorch's default print options (precision 4, threshold 1000, edgeitems 3, linewidth 80).
 """
 
-import json
-import math
 import os
+import sys
 
 import torch
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "print.json")
-DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64,
-          "bool": torch.bool}
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, dtype_name, flat, write_rows  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "print.json")
 NAN, INF = float("nan"), float("inf")
 
 
@@ -122,16 +121,9 @@ def cases():
     ]
 
 
-def encode(value):
-    """A JSON-safe element: floats that json cannot spell become "nan", "inf" or "-inf"."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    return value
-
-
 def row(name, x, requires_grad, op):
-    dtype = next(key for key, value in DTYPES.items() if value == x.dtype)
-    values = [encode(v) for v in x.reshape(-1).tolist()]
+    dtype = dtype_name(x.dtype)
+    values = flat(x)
     printed = x.clone().requires_grad_(requires_grad)
     if op == "add":
         printed = printed + torch.zeros_like(x)
@@ -147,9 +139,8 @@ def main():
     rows = [row(*case) for case in cases()]
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names)), "case names must be unique"
-    with open(OUT, "w") as f:  # one case per line, so a regenerated fixture diffs case by case
-        f.write("[\n" + ",\n".join(json.dumps(r) for r in rows) + "\n]\n")
-    print(f"wrote {len(rows)} cases to {os.path.normpath(OUT)} (torch {torch.__version__})")
+    path = write_rows(OUT, rows)  # one case per line, so a regenerated fixture diffs case by case
+    print(f"wrote {len(rows)} cases to {path} (torch {torch.__version__})")
 
 
 if __name__ == "__main__":

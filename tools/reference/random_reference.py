@@ -10,7 +10,6 @@ several steps shows that a call continues from where the previous one left the g
 Floats are written with repr (exact for float32 and float64 alike); nothing is rounded.
 """
 
-import json
 import os
 import platform
 import sys
@@ -18,8 +17,10 @@ import sys
 import torch
 import torch.nn.functional as F
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "random.json")
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, TORCH_PACKAGE, values, write_cases  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "random.json")
 SEEDS = [0, 42]
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
@@ -70,51 +71,47 @@ def check_dropout(seed):
 
 
 # --- steps: each runs one torch call and returns the record the C++ test replays ---------------
-def values(t):
-    return t.reshape(-1).tolist()
+def step(op, dtype, n, params, t):
+    """The record of one call: what the C++ test replays (op, dtype, n, params) and the values drawn."""
+    return {"op": op, "dtype": dtype, "n": n, **params, "values": values(t)}
 
 
 def uniform(n, frm, to, dtype="float32"):
     t = torch.empty(n, dtype=DTYPES[dtype]).uniform_(frm, to)
-    return {"op": "uniform", "dtype": dtype, "n": n, "from": frm, "to": to, "values": values(t)}
+    return step("uniform", dtype, n, {"from": frm, "to": to}, t)
 
 
 def rand(n, dtype="float32"):
-    t = torch.rand(n, dtype=DTYPES[dtype])
-    return {"op": "uniform", "dtype": dtype, "n": n, "from": 0.0, "to": 1.0, "values": values(t)}
+    return step("uniform", dtype, n, {"from": 0.0, "to": 1.0}, torch.rand(n, dtype=DTYPES[dtype]))
 
 
 def normal(n, mean, std, dtype="float32"):
     t = torch.empty(n, dtype=DTYPES[dtype]).normal_(mean, std)
-    return {"op": "normal", "dtype": dtype, "n": n, "mean": mean, "std": std, "values": values(t)}
+    return step("normal", dtype, n, {"mean": mean, "std": std}, t)
 
 
 def randn(n, dtype="float32"):
-    t = torch.randn(n, dtype=DTYPES[dtype])
-    return {"op": "normal", "dtype": dtype, "n": n, "mean": 0.0, "std": 1.0, "values": values(t)}
+    return step("normal", dtype, n, {"mean": 0.0, "std": 1.0}, torch.randn(n, dtype=DTYPES[dtype]))
 
 
 def randint(frm, to, n):
     t = torch.randint(frm, to, (n,))
     assert t.dtype == torch.int64
-    return {"op": "random_from_to", "dtype": "int64", "n": n, "from": frm, "to": to,
-            "values": values(t)}
+    return step("random_from_to", "int64", n, {"from": frm, "to": to}, t)
 
 
 def random_full():
-    t = torch.empty((), dtype=torch.int64).random_()
-    return {"op": "random_full", "dtype": "int64", "n": 1, "values": values(t)}
+    return step("random_full", "int64", 1, {}, torch.empty((), dtype=torch.int64).random_())
 
 
 def randperm(n):
     t = torch.randperm(n)
     assert t.dtype == torch.int64
-    return {"op": "randperm", "dtype": "int64", "n": n, "values": values(t)}
+    return step("randperm", "int64", n, {}, t)
 
 
 def bernoulli(n, p, dtype="float32"):
-    t = torch.empty(n, dtype=DTYPES[dtype]).bernoulli_(p)
-    return {"op": "bernoulli", "dtype": dtype, "n": n, "p": p, "values": values(t)}
+    return step("bernoulli", dtype, n, {"p": p}, torch.empty(n, dtype=DTYPES[dtype]).bernoulli_(p))
 
 
 def raw32(seed, n):
@@ -181,31 +178,23 @@ def main():
         check_dropout(seed)
         cases += cases_for(seed)
 
-    fixture = {
-        "header": {
-            "torch_version": torch.__version__,
-            "torch_package": "Debian python3-torch 1.13.1+dfsg (reports 1.13.0a0)",
-            "cpu_capability": cpu_capability(),
-            "mkl": torch.backends.mkl.is_available(),
-            "python": platform.python_version(),
-            "command": "/usr/bin/python3 tools/reference/random_reference.py",
-            "notes": [
-                "each case: torch.manual_seed(seed), then its steps in order on the default generator",
-                "raw32: pure-Python mt19937, checked against torch random_(-2**63, None)",
-                "F.dropout(x, p) on CPU checked equal to x * bernoulli_(1 - p) / (1 - p)",
-                "bernoulli_ without MKL (Debian build); MKL builds draw differently",
-            ],
-        },
-        "cases": cases,
+    # fixture_header's fields, with the CPU's kernels and MKL after the torch package.
+    header = {
+        "torch_version": torch.__version__,
+        "torch_package": TORCH_PACKAGE,
+        "cpu_capability": cpu_capability(),
+        "mkl": torch.backends.mkl.is_available(),
+        "python": platform.python_version(),
+        "command": "/usr/bin/python3 tools/reference/random_reference.py",
+        "notes": [
+            "each case: torch.manual_seed(seed), then its steps in order on the default generator",
+            "raw32: pure-Python mt19937, checked against torch random_(-2**63, None)",
+            "F.dropout(x, p) on CPU checked equal to x * bernoulli_(1 - p) / (1 - p)",
+            "bernoulli_ without MKL (Debian build); MKL builds draw differently",
+        ],
     }
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    # One case per line keeps the file small and its diffs readable.
-    with open(OUT, "w") as f:
-        f.write('{"header": ' + json.dumps(fixture["header"], indent=2) + ',\n"cases": [\n')
-        f.write(",\n".join(json.dumps(c, separators=(",", ":")) for c in cases))
-        f.write("\n]}\n")
-    print(f"wrote {len(cases)} cases to {os.path.normpath(OUT)} ({os.path.getsize(OUT)} bytes)",
-          file=sys.stderr)
+    path = write_cases(OUT, header, cases)  # one case per line: a small file, readable diffs
+    print(f"wrote {len(cases)} cases to {path} ({os.path.getsize(OUT)} bytes)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -12,39 +12,19 @@ cotangent v and the gradient of sum(out * v) with respect to the input. JSON has
 so those are the strings "inf", "-inf" and "nan"; finite floats use repr (exact).
 """
 
-import json
 import math
 import os
-import platform
 import sys
 
 import torch
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "reduce.json")
-DTYPES = {"float32": torch.float32, "float64": torch.float64, "int64": torch.int64,
-          "bool": torch.bool}
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import (DTYPES, FIXTURES, dtype_name, encode_value, fixture_header,  # noqa: E402
+                              flat, write_cases)
+
+OUT = os.path.join(FIXTURES, "reduce.json")
 INF = math.inf
 NAN = math.nan
-
-
-def encode(values):
-    """A flat list for JSON: non-finite floats become strings, bools stay bools."""
-    out = []
-    for v in values:
-        if isinstance(v, float) and not math.isfinite(v):
-            out.append("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-        else:
-            out.append(v)
-    return out
-
-
-def flat(t):
-    return encode(t.reshape(-1).tolist())
-
-
-def dtype_name(dtype):
-    return next(name for name, d in DTYPES.items() if d == dtype)
 
 
 def run(op, x, dim, keepdim):
@@ -92,7 +72,7 @@ def input_record(t):
     record = {"shape": list(t.shape), "dtype": dtype_name(t.dtype)}
     values = t.reshape(-1)
     if t.numel() > 1 and bool((values == values[0]).all()):
-        record["fill"] = encode([values[0].item()])[0]
+        record["fill"] = encode_value(values[0].item())
     else:
         record["values"] = flat(t)
     return record
@@ -192,33 +172,15 @@ def cases():
 
 def main():
     all_cases = cases()
-    fixture = {
-        "header": {
-            "torch_version": torch.__version__,
-            "torch_package": "Debian python3-torch 1.13.1+dfsg (reports 1.13.0a0)",
-            "python": platform.python_version(),
-            "command": "/usr/bin/python3 tools/reference/reduce_reference.py",
-            "notes": [
-                "each case: one op on a named input; values flat, row-major",
-                "max/min over a dim also record indices",
-                "cotangent v and grad = d sum(out * v) / d input for differentiable cases",
-                "non-finite floats are the strings inf, -inf, nan",
-            ],
-        },
-        "inputs": {name: input_record(t) for name, t in INPUTS.items()},
-        "cases": all_cases,
-    }
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    # One case per line keeps diffs readable.
-    with open(OUT, "w") as f:
-        f.write('{"header": ' + json.dumps(fixture["header"], indent=2) + ',\n"inputs": {\n')
-        f.write(",\n".join(json.dumps(name) + ":" + json.dumps(record, separators=(",", ":"), allow_nan=False)
-                            for name, record in fixture["inputs"].items()))
-        f.write('\n},\n"cases": [\n')
-        f.write(",\n".join(json.dumps(c, separators=(",", ":"), allow_nan=False) for c in all_cases))
-        f.write("\n]}\n")
-    print(f"wrote {len(all_cases)} cases to {os.path.normpath(OUT)} ({os.path.getsize(OUT)} bytes)",
-          file=sys.stderr)
+    header = fixture_header("reduce_reference.py", notes=[
+        "each case: one op on a named input; values flat, row-major",
+        "max/min over a dim also record indices",
+        "cotangent v and grad = d sum(out * v) / d input for differentiable cases",
+        "non-finite floats are the strings inf, -inf, nan",
+    ])
+    inputs = {name: input_record(t) for name, t in INPUTS.items()}
+    path = write_cases(OUT, header, all_cases, inputs=inputs, allow_nan=False)
+    print(f"wrote {len(all_cases)} cases to {path} ({os.path.getsize(OUT)} bytes)", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -14,17 +14,19 @@ It writes tests/fixtures/train_parity.json: the configuration and, per run, the 
 options and the 50 losses (float32 values written with repr, exact; nothing is rounded).
 """
 
-import json
 import os
 import platform
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "fixtures",
-                   "train_parity.json")
+sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
+from reference_common import FIXTURES, write_json  # noqa: E402
+
+OUT = os.path.join(FIXTURES, "train_parity.json")
 
 # Small enough that 50 steps take well under a second in minigrad's release build, big enough to
 # be a real run: 120 sequences of 32 tokens of width 64 are 8 batches per epoch (the last one
@@ -87,12 +89,10 @@ def main():
         "config": CONFIG,
         "runs": runs,
     }
-    with open(OUT, "w") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
+    path = write_json(OUT, data)
     for r in runs:
         print("%-12s first loss %.6f, last loss %.6f" % (r["name"], r["losses"][0], r["losses"][-1]))
-    print("wrote", os.path.normpath(OUT))
+    print("wrote", path)
 
 
 if __name__ == "__main__":
