@@ -3,7 +3,8 @@
 // A tensor holds one of four dtypes, as in PyTorch: float32 (the default), float64 (for gradcheck
 // and learners who want it), int64 (labels, indices, counts) and bool (comparison results).
 // Binary ops promote mixed operands with PyTorch's `torch.promote_types`; a Scalar (a plain C++
-// number) only changes the result's category, never widens a float32 tensor to float64.
+// number) or a 0-d tensor beside a tensor with dims only changes the result's category, never
+// widens a float32 tensor to float64 (`torch.result_type`).
 #pragma once
 
 #include <cstddef>
@@ -135,6 +136,18 @@ constexpr Dtype result_type(Dtype tensor, Dtype scalar) {
   if (is_floating_point(scalar) && !is_floating_point(tensor)) return kFloat32;
   if (scalar == kInt64 && tensor == kBool) return kInt64;
   return tensor;
+}
+
+/// The dtype a binary op on two tensors computes in (`torch.result_type(a, b)`): promote_types(a,
+/// b), except that a 0-d tensor beside a tensor with dims counts only by its category (bool <
+/// integer < floating), as a number does. float32 [2] + float64 [] is float32; int64 [2] +
+/// float64 [] is float64 (the 0-d operand's dtype, its category being higher); two 0-d tensors,
+/// or two with dims, promote as usual.
+constexpr Dtype result_type(Dtype a, bool a_is_0d, Dtype b, bool b_is_0d) {
+  if (a_is_0d == b_is_0d) return promote_types(a, b);
+  const Dtype with_dims = a_is_0d ? b : a, zero_dim = a_is_0d ? a : b;
+  auto category = [](Dtype d) { return is_floating_point(d) ? 2 : (d == kInt64 ? 1 : 0); };
+  return category(zero_dim) > category(with_dims) ? zero_dim : with_dims;
 }
 
 }  // namespace minigrad

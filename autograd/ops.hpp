@@ -7,7 +7,8 @@
 //
 // Binary ops broadcast as NumPy and PyTorch do: shapes are aligned at the right, and a size-1 (or
 // missing) dimension stretches to match. Their backward sums the gradient back to each input's
-// shape (sum_to). Mixed dtypes are promoted with promote_types (see dtype.hpp).
+// shape (sum_to). Mixed dtypes are promoted with result_type (see dtype.hpp): promote_types, but a
+// 0-d tensor beside one with dims counts only by its category, as a number does.
 //
 // Shape letters: N rows, D features; "..." any leading dimensions.
 #pragma once
@@ -34,7 +35,7 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 
 // add: out = a + b;  grad_a = grad,  grad_b = grad
 /// Elementwise a + b with broadcasting (`torch.add`, Python's `a + b`). Any dtypes but two bools; the
-/// result has the broadcast shape and dtype promote_types(a, b). Throws std::invalid_argument naming
+/// result has the broadcast shape and dtype result_type(a, b) (dtype.hpp). Throws std::invalid_argument naming
 /// both shapes when they do not broadcast, and for bool + bool.
 Tensor add(const Tensor& a, const Tensor& b);
 // sub: out = a - b;  grad_a = grad,  grad_b = -grad
@@ -107,7 +108,7 @@ Tensor sigmoid(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max = std::nullopt);
 // where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad elsewhere
 /// Picks a where `condition` holds, else b (`torch.where`). condition must be bool; the three shapes
-/// broadcast together, the dtype is promote_types(a, b). Throws std::invalid_argument for a non-bool
+/// broadcast together, the dtype is result_type(a, b) (dtype.hpp). Throws std::invalid_argument for a non-bool
 /// condition or shapes that do not broadcast (naming them).
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 // masked_fill: out = mask ? value : a (mask bool, broadcast to a);  grad_a = grad where !mask

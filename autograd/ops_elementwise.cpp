@@ -65,8 +65,13 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, const char* op, Dtype com
   return out;
 }
 
+// torch.result_type for two tensors: a 0-d operand does not widen a float32 tensor to float64.
+Dtype operands_dtype(const Tensor& a, const Tensor& b) {
+  return result_type(a.dtype(), a.dim() == 0, b.dtype(), b.dim() == 0);
+}
+
 Dtype arithmetic_dtype(const Tensor& a, const Tensor& b, const char* op) {
-  const Dtype dtype = promote_types(a.dtype(), b.dtype());
+  const Dtype dtype = operands_dtype(a, b);
   check(dtype != kBool, op, ": arithmetic on two bool tensors is not supported; convert with .to(kInt64) first");
   return dtype;
 }
@@ -134,8 +139,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 
 Tensor div(const Tensor& a, const Tensor& b) {
   // True division, as Python's `/`: integers are divided as float32.
-  const Dtype dtype = is_floating_point(promote_types(a.dtype(), b.dtype())) ? promote_types(a.dtype(), b.dtype())
-                                                                             : kFloat32;
+  const Dtype dtype = is_floating_point(operands_dtype(a, b)) ? operands_dtype(a, b) : kFloat32;
   Tensor out = binary_kernel(a, b, "div", dtype, dtype, [](auto x, auto y) { return x / y; });
   return detail::record(out, "DivBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     const Tensor& a = in[0];
@@ -287,7 +291,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   check_defined(a, "where");
   check_defined(b, "where");
   const Shape shape = broadcast_shapes(broadcast_shapes(condition.shape(), a.shape(), "where"), b.shape(), "where");
-  const Dtype dtype = promote_types(a.dtype(), b.dtype());
+  const Dtype dtype = operands_dtype(a, b);
   const Tensor mask = expand_copy(condition, shape);
   Tensor out = select_by_mask(mask, expand_copy(detail::convert(a, dtype), shape), expand_copy(detail::convert(b, dtype), shape));
   return detail::record(out, "WhereBackward0", {a, b}, [mask](const Tensor& grad, const std::vector<Tensor>& in) {
@@ -315,7 +319,7 @@ namespace {
 template <typename F> Tensor compare(const Tensor& a, const Tensor& b, const char* op, F f) {
   check_defined(a, op);
   check_defined(b, op);
-  return binary_kernel(a, b, op, promote_types(a.dtype(), b.dtype()), kBool, f);
+  return binary_kernel(a, b, op, operands_dtype(a, b), kBool, f);
 }
 }  // namespace
 

@@ -150,6 +150,23 @@ BOOST_AUTO_TEST_CASE(result_dtypes_follow_pytorch_promotion) {
   BOOST_TEST((i * 2.5).to_vector<float>() == std::vector<float>({2.5f, 5.0f, 7.5f}), boost::test_tools::per_element());
 }
 
+// Regression: a 0-d float64 tensor widened float32 tensors to float64 (and then nn::Linear refused
+// the result), and tensor({0.1}) == a float64 0.1 was false. Each expected dtype and value below is
+// what PyTorch 1.13 gives for the same operands.
+BOOST_AUTO_TEST_CASE(a_0d_tensor_beside_a_tensor_with_dims_counts_only_by_its_category) {
+  const Tensor f = ones({2}), i = ones({2}, {.dtype = kInt64}), b = ones({2}, {.dtype = kBool});
+  const Tensor d0 = scalar_tensor(1.0, {.dtype = kFloat64}), f0 = scalar_tensor(1.0), i0 = scalar_tensor(1, {.dtype = kInt64});
+  BOOST_TEST(dtype_name((f + d0).dtype()) == "float32");
+  BOOST_TEST(dtype_name((i + d0).dtype()) == "float64");
+  BOOST_TEST(dtype_name((i + f0).dtype()) == "float32");
+  BOOST_TEST(dtype_name((b + i0).dtype()) == "int64");
+  BOOST_TEST(dtype_name((f0 + d0).dtype()) == "float64");  // both 0-d: plain promotion
+  BOOST_TEST(dtype_name((ones({2}, {.dtype = kFloat64}) + f0).dtype()) == "float64");
+  BOOST_TEST((tensor({0.1}) == scalar_tensor(0.1, {.dtype = kFloat64})).item<bool>());
+  BOOST_TEST(dtype_name(where(tensor({1, 0}) > 0, f, scalar_tensor(0.5, {.dtype = kFloat64})).dtype()) == "float32");
+  BOOST_TEST(dtype_name((f / d0).dtype()) == "float32");
+}
+
 BOOST_AUTO_TEST_CASE(comparisons_give_bool_tensors_and_count_as_integers) {
   const Tensor x = tensor({-2.0, -1.0, 0.0, 1.0, 2.0});
   BOOST_TEST((x < 0).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 0, 0, 0}), boost::test_tools::per_element());

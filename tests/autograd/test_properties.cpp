@@ -241,6 +241,17 @@ Outcome gathered(std::mt19937& rng, const std::vector<Ref>& inputs, const Shape&
   return outcome;
 }
 
+/// torch.result_type of two tensors, from PyTorch's type-promotion rules: tensors with dims
+/// promote among themselves, and a 0-d tensor beside them counts only if its category (bool <
+/// integer < floating) is higher, in which case its own dtype wins.
+Dtype result_dtype(const Ref& a, const Ref& b) {
+  if (a.shape.empty() == b.shape.empty()) return promote_types(a.dtype, b.dtype);
+  const Ref& dims = a.shape.empty() ? b : a;
+  const Ref& zero_d = a.shape.empty() ? a : b;
+  auto category = [](Dtype d) { return d == kBool ? 0 : (d == kInt64 ? 1 : 2); };
+  return category(zero_d.dtype) > category(dims.dtype) ? zero_d.dtype : dims.dtype;
+}
+
 Dtype promoted(const std::vector<Ref>& refs) {
   Dtype dtype = refs.front().dtype;
   for (const Ref& r : refs) dtype = promote_types(dtype, r.dtype);
@@ -421,7 +432,7 @@ Case binary_case(std::mt19937& rng, const Binary& op) {
     c.want = fails(Expect::InvalidArgument);
     return c;
   }
-  Dtype dtype = op.grad ? promote_types(a.dtype, b.dtype) : kBool;
+  Dtype dtype = op.grad ? result_dtype(a, b) : kBool;
   if (op.true_division && !is_floating_point(dtype)) dtype = kFloat32;
   const std::vector<int64_t> ia = broadcast_offsets(a.shape, *shape), ib = broadcast_offsets(b.shape, *shape);
   Ref result{*shape, dtype, {}};
@@ -457,7 +468,7 @@ Case where_case(std::mt19937& rng) {
   }
   const auto ic = broadcast_offsets(cond.shape, *shape), ia = broadcast_offsets(a.shape, *shape),
              ib = broadcast_offsets(b.shape, *shape);
-  Ref result{*shape, promote_types(a.dtype, b.dtype), {}};
+  Ref result{*shape, result_dtype(a, b), {}};
   for (size_t i = 0; i < ic.size(); ++i)
     result.values.push_back(cond.values[ic[i]] ? a.values[ia[i]] : b.values[ib[i]]);
   c.want.outputs = {result};
