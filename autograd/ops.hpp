@@ -103,9 +103,11 @@ Tensor tanh(const Tensor& a);
 /// overflows. Shape and dtypes as exp.
 Tensor sigmoid(const Tensor& a);
 // clamp: out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0
-/// Each element limited to [min, max]; either bound may be std::nullopt (`torch.clamp`). Same shape
-/// and dtype; nan stays nan. Throws std::invalid_argument when neither bound is given, and for bool.
-Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max = std::nullopt);
+/// Each element limited to [min, max], as min(max(a, min), max): with min > max all become max;
+/// either bound may be std::nullopt (`torch.clamp`). Same shape; the dtype is a's, unless a bound
+/// is of a higher category, as for `a + number` (int64 clamped to [-0.5, 2.7] is float32); nan
+/// stays nan. Throws std::invalid_argument when neither bound is given, and for bool.
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 // where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad elsewhere
 /// Picks a where `condition` holds, else b (`torch.where`). condition must be bool; the three shapes
 /// broadcast together, the dtype is result_type(a, b) (dtype.hpp). Throws std::invalid_argument for a non-bool

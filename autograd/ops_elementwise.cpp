@@ -235,13 +235,23 @@ Tensor sigmoid(const Tensor& a) {
   });
 }
 
-Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   check(min || max, "clamp: at least one of min and max must be given");
-  const double lo = min.value_or(-INFINITY), hi = max.value_or(INFINITY);
-  Tensor out = unary_kernel(a, "clamp", false, [lo, hi](auto x) {
+  check_defined(a, "clamp");
+  check(a.dtype() != kBool, "clamp: not supported for bool tensors");
+  // The bounds take part in the result dtype as numbers do: an int64 tensor clamped to [-0.5, 2.7]
+  // becomes float32, as in PyTorch; clamped to [-1, 2] it stays int64.
+  Dtype dtype = a.dtype();
+  if (min) dtype = result_type(dtype, min->dtype());
+  if (max) dtype = result_type(dtype, max->dtype());
+  const double lo = min ? min->to_double() : -INFINITY, hi = max ? max->to_double() : INFINITY;
+
+  // min(max(x, lo), hi): with lo > hi every element becomes hi, as torch.clamp gives.
+  Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [lo, hi](auto x) {
     using T = decltype(x);
     if (std::isnan(static_cast<double>(x))) return x;  // nan stays nan, as PyTorch
-    return static_cast<double>(x) < lo ? static_cast<T>(lo) : (static_cast<double>(x) > hi ? static_cast<T>(hi) : x);
+    T y = static_cast<double>(x) < lo ? static_cast<T>(lo) : x;
+    return static_cast<double>(y) > hi ? static_cast<T>(hi) : y;
   });
   return detail::record(out, "ClampBackward1", {a}, [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
     return std::vector<Tensor>{backward_map(grad, in[0], [lo, hi](auto g, auto x) {

@@ -476,7 +476,7 @@ Tensor Tensor::argmax() const { return minigrad::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return minigrad::argmax(*this, dim, keepdim); }
 Tensor Tensor::softmax(int64_t dim) const { return minigrad::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return minigrad::log_softmax(*this, dim); }
-Tensor Tensor::clamp(std::optional<double> min, std::optional<double> max) const {
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return minigrad::clamp(*this, min, max);
 }
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return minigrad::masked_fill(*this, mask, value); }

@@ -190,7 +190,7 @@ class Tensor {
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
-  Tensor clamp(std::optional<double> min, std::optional<double> max = std::nullopt) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   bool equal(const Tensor& other) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const;

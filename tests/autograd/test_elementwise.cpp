@@ -196,6 +196,21 @@ BOOST_AUTO_TEST_CASE(where_and_masked_fill_pick_the_right_elements) {
              boost::test_tools::per_element());
 }
 
+// Regressions, values from PyTorch 1.13: clamp(6, 4) gave [6, 6, 4] (torch: min(max(x, 6), 4), all
+// 4), and an int64 tensor clamped to [-0.5, 2.7] stayed int64 as [0, 2, 0] (torch: float32).
+BOOST_AUTO_TEST_CASE(clamp_follows_torch_for_crossed_bounds_and_fractional_bounds_on_integers) {
+  BOOST_TEST(tensor({0.0, 5.0, 10.0}).clamp(6.0, 4.0).to_vector<float>() == std::vector<float>({4, 4, 4}),
+             boost::test_tools::per_element());
+  const Tensor i = tensor(std::vector<int64_t>{-5, 5, 0}, {3});
+  const Tensor fractional = i.clamp(-0.5, 2.7);
+  BOOST_TEST(dtype_name(fractional.dtype()) == "float32");
+  BOOST_TEST(fractional.to_vector<float>() == std::vector<float>({-0.5f, 2.7f, 0.0f}), boost::test_tools::per_element());
+  const Tensor whole = i.clamp(-1, 2);
+  BOOST_TEST(dtype_name(whole.dtype()) == "int64");
+  BOOST_TEST(whole.to_vector<int64_t>() == std::vector<int64_t>({-1, 2, 0}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW((void)(tensor({1, 0}) > 0).clamp(0, 1), std::invalid_argument);  // bool
+}
+
 BOOST_AUTO_TEST_CASE(shapes_that_do_not_broadcast_throw_naming_op_and_shapes) {
   const Tensor a = zeros({2, 3}), b = zeros({4});
   try {
