@@ -105,7 +105,7 @@ class Scalar {
     } else {
       dtype_ = kFloat64;
       value_ = static_cast<double>(value);
-      int_ = static_cast<int64_t>(value);
+      int_ = fits_int64(value_) ? static_cast<int64_t>(value_) : 0;  // casting nan or 1e30 is undefined
     }
   }
 
@@ -116,12 +116,23 @@ class Scalar {
   /// The value as an int64 (truncated toward zero if written as a float).
   int64_t to_int64() const { return int_; }
 
-  /// The value converted to the element type T (exact for integers, as PyTorch).
+  /// The value converted to the element type T (exact for integers, as PyTorch; a float is
+  /// truncated toward zero for an integer T). Throws std::invalid_argument when a float does not
+  /// fit an int64 (nan, inf, beyond +-2^63), as PyTorch's "value cannot be converted" error.
   template <typename T> T to() const {
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) return static_cast<T>(value_);
-    else if constexpr (std::is_same_v<T, bool>) return value_ != 0.0;
-    else return static_cast<T>(int_);
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+      return static_cast<T>(value_);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return value_ != 0.0;
+    } else {
+      if (dtype_ == kFloat64 && !fits_int64(value_))
+        throw std::invalid_argument("Scalar: " + std::to_string(value_) + " cannot be converted to int64 without overflow");
+      return static_cast<T>(int_);
+    }
   }
+
+  /// True when `value` truncated toward zero is an int64: finite and within [-2^63, 2^63).
+  static constexpr bool fits_int64(double value) { return value >= -0x1p63 && value < 0x1p63; }
 
  private:
   Dtype dtype_;
@@ -136,6 +147,13 @@ constexpr Dtype result_type(Dtype tensor, Dtype scalar) {
   if (is_floating_point(scalar) && !is_floating_point(tensor)) return kFloat32;
   if (scalar == kInt64 && tensor == kBool) return kInt64;
   return tensor;
+}
+
+/// Whether an in-place op may write a `from` result into a `to` tensor (`torch.can_cast`): not a
+/// floating result into an integer tensor, nor a non-bool result into a bool tensor.
+constexpr bool can_cast(Dtype from, Dtype to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  return !(from != kBool && to == kBool);
 }
 
 /// The dtype a binary op on two tensors computes in (`torch.result_type(a, b)`): promote_types(a,

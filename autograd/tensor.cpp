@@ -112,17 +112,29 @@ template <typename T> const T* Tensor::data_ptr() const {
   return reinterpret_cast<const T*>(impl_->data());
 }
 
+namespace {
+// value as a T. A float that does not fit an integer T (nan, inf, out of range) throws
+// std::invalid_argument naming `op`, where a plain cast would be undefined behaviour.
+template <typename T, typename S> T checked_cast(S value, const char* op) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
+    check(Scalar::fits_int64(static_cast<double>(value)), op, ": ", value,
+          " cannot be converted to an integer without overflow");
+  }
+  return static_cast<T>(value);
+}
+}  // namespace
+
 template <typename T> T Tensor::item() const {
   check(numel() == 1, "item: a tensor with ", numel(), " elements (shape ", shape(),
         ") cannot be converted to a number; only one-element tensors can");
-  return dispatch(dtype(), [&]<typename S>() { return static_cast<T>(data_ptr<S>()[0]); });
+  return dispatch(dtype(), [&]<typename S>() { return checked_cast<T>(data_ptr<S>()[0], "item"); });
 }
 
 template <typename T> std::vector<T> Tensor::to_vector() const {
   std::vector<T> out(static_cast<size_t>(numel()));
   dispatch(dtype(), [&]<typename S>() {
     const S* src = data_ptr<S>();
-    for (int64_t i = 0; i < numel(); ++i) out[i] = static_cast<T>(src[i]);
+    for (int64_t i = 0; i < numel(); ++i) out[i] = checked_cast<T>(src[i], "to_vector");
   });
   return out;
 }
@@ -172,6 +184,8 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 void Tensor::set_grad(const Tensor& grad) {
   check(!grad.defined() || grad.shape() == shape(), "set_grad: gradient of shape ", grad.defined() ? grad.shape() : Shape{},
         " does not match the tensor's shape ", shape());
+  check(!grad.defined() || grad.dtype() == dtype(), "set_grad: gradient of dtype ",
+        grad.defined() ? dtype_name(grad.dtype()) : "", " does not match the tensor's dtype ", dtype_name(dtype()));
   impl_of(*this);
   impl_->grad = grad;
 }
@@ -267,6 +281,11 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   detail::check_defined(other, "add_");
   check(broadcast_shapes(shape(), other.shape(), "add_") == shape(), "add_: cannot add a tensor of shape ",
         other.shape(), " in place to one of shape ", shape());
+  const Dtype result = result_type(dtype(), dim() == 0, other.dtype(), other.dim() == 0);
+  check(can_cast(result, dtype()), "add_: result type ", dtype_name(result), " can't be cast to the tensor's dtype ",
+        dtype_name(dtype()), " in place");
+  check(is_floating_point() || alpha.dtype() != kFloat64, "add_: for ", dtype_name(dtype()),
+        " tensors, alpha must not be a floating-point number");
   Tensor src = detail::convert(other, dtype());
   dispatch(dtype(), [&]<typename T>() {
     T* dst = data_ptr<T>();
@@ -281,6 +300,9 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
 
 Tensor& Tensor::mul_(Scalar factor) {
   detail::check_inplace(*this, "mul_");
+  const Dtype result = result_type(dtype(), factor.dtype());
+  check(can_cast(result, dtype()), "mul_: result type ", dtype_name(result), " can't be cast to the tensor's dtype ",
+        dtype_name(dtype()), " in place");
   dispatch(dtype(), [&]<typename T>() {
     T* data = data_ptr<T>();
     const T f = factor.to<T>();

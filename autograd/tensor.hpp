@@ -76,8 +76,9 @@ class Tensor {
   /// float32 or float64 (`x.is_floating_point()`).
   bool is_floating_point() const { return minigrad::is_floating_point(dtype()); }
 
-  /// The single element as T (`x.item()`); converts between dtypes as PyTorch does.
-  /// Throws std::invalid_argument if numel() != 1.
+  /// The single element as T (`x.item()`); converts between dtypes as PyTorch does (a float to an
+  /// integer truncates toward zero). Throws std::invalid_argument if numel() != 1, or for a float
+  /// that no int64 holds (nan, inf, beyond +-2^63) when T is an integer.
   template <typename T> T item() const;
 
   /// Raw row-major data. Throws std::invalid_argument if T is not the tensor's element type.
@@ -87,6 +88,7 @@ class Tensor {
   ///@}
 
   /// All elements as a flat vector of T, converting from the tensor's dtype (for tests and output).
+  /// Throws std::invalid_argument as item() does for a float that no integer T holds.
   template <typename T> std::vector<T> to_vector() const;
 
   /// One element by full index, converted to double (for tests): `x.at({0, 3})`.
@@ -102,7 +104,8 @@ class Tensor {
   bool is_leaf() const;
   /// The accumulated gradient (`x.grad`); undefined until a backward() reaches this tensor.
   Tensor grad() const;
-  /// Replaces the gradient (undefined resets it, as `x.grad = None`).
+  /// Replaces the gradient (undefined resets it, as `x.grad = None`). Throws std::invalid_argument
+  /// for a gradient of another shape or dtype, as PyTorch refuses one.
   void set_grad(const Tensor& grad);
   /// The node that produced this tensor, or nullptr for a leaf (`x.grad_fn`).
   std::shared_ptr<Node> grad_fn() const;
@@ -134,7 +137,10 @@ class Tensor {
   // leaf as PyTorch does (wrap it in NoGradGuard), and on an op's result too, because these
   // changes are not recorded and the backward would not see them (PyTorch records them). Each
   // adds 1 to the version its data shares with its aliases (version()), so a backward that needs
-  // the old values throws instead of computing with the new ones.
+  // the old values throws instead of computing with the new ones. A value is converted to the
+  // tensor's dtype; add_ and mul_ throw std::invalid_argument where the result's dtype cannot be
+  // written back (a float into int64, anything but bool into bool: `torch.can_cast`), and
+  // fill_ for a float that no int64 holds (nan, inf) into an int64 tensor.
   Tensor& fill_(Scalar value);                                   ///< every element = value
   Tensor& zero_();                                               ///< every element = 0
   Tensor& copy_(const Tensor& src);                              ///< same shape required

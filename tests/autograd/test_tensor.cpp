@@ -1,6 +1,7 @@
 // Tensor handles and factories: shapes, dtypes, values, aliasing, and bad arguments.
 #include <boost/test/unit_test.hpp>
 
+#include <limits>
 #include <string>
 
 #include "autograd/ops.hpp"
@@ -93,6 +94,34 @@ BOOST_AUTO_TEST_CASE(data_ptr_of_the_wrong_dtype_names_both_dtypes) {
     BOOST_TEST(std::string(e.what()) == "data_ptr: the tensor's dtype is float32, not float64");
   }
   BOOST_CHECK_NO_THROW((void)zeros({2}).data_ptr<float>());
+}
+
+// Regressions, each refused by PyTorch 1.13 too: a float multiplier on an int64 tensor truncated
+// silently ([1, 1].mul_(2.5) gave [2, 2]); nan became int64 0 in full(), INT64_MIN in item<int64_t>()
+// (an undefined cast); an int64 gradient was accepted for a float32 tensor.
+BOOST_AUTO_TEST_CASE(lossy_conversions_throw_instead_of_changing_the_number) {
+  Tensor i = ones({2}, {.dtype = kInt64});
+  BOOST_CHECK_THROW(i.mul_(2.5), std::invalid_argument);
+  BOOST_CHECK_THROW(i.add_(tensor({0.5, 0.5})), std::invalid_argument);
+  BOOST_CHECK_THROW(i.add_(i, 0.5), std::invalid_argument);
+  BOOST_TEST(i.to_vector<int64_t>() == std::vector<int64_t>({1, 1}), boost::test_tools::per_element());
+  i.mul_(3).add_(i, 2);  // integers stay allowed: [3, 3] + 2 * [3, 3]
+  BOOST_TEST(i.to_vector<int64_t>() == std::vector<int64_t>({9, 9}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW(ones({2}, {.dtype = kBool}).mul_(2), std::invalid_argument);
+
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  BOOST_CHECK_THROW(full({2}, nan, {.dtype = kInt64}), std::invalid_argument);
+  BOOST_CHECK_THROW(full({2}, 1e30, {.dtype = kInt64}), std::invalid_argument);
+  BOOST_TEST(full({2}, 2.5, {.dtype = kInt64}).to_vector<int64_t>() == std::vector<int64_t>({2, 2}),
+             boost::test_tools::per_element());  // truncated toward zero, as torch.full
+  BOOST_CHECK_THROW((void)tensor({nan}).item<int64_t>(), std::invalid_argument);
+  BOOST_CHECK_THROW((void)tensor({1e30}).to_vector<int64_t>(), std::invalid_argument);
+  BOOST_TEST(tensor({-2.7}).item<int64_t>() == -2);
+
+  Tensor w = ones({2}).requires_grad_();
+  BOOST_CHECK_THROW(w.set_grad(ones({2}, {.dtype = kInt64})), std::invalid_argument);
+  BOOST_CHECK_THROW(w.set_grad(ones({2}, {.dtype = kFloat64})), std::invalid_argument);
+  BOOST_TEST(!w.grad().defined());
 }
 
 BOOST_AUTO_TEST_CASE(to_converts_between_dtypes_and_keeps_gradients_flowing) {

@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(step_runs_updates_under_no_grad_and_skips_parameters_withou
     std::vector<Dtype> grad_dtypes;
   };
   Tensor a = parameter({2}), b = parameter({3}), c = parameter({1});
-  a.set_grad(minigrad::ones({2}, {.dtype = minigrad::kFloat64}));  // converted to a's dtype
+  a.set_grad(minigrad::ones({2}));
   c.set_grad(minigrad::ones({1}));
   Recorder recorder({a, b, c});
   recorder.step();
