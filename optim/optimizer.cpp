@@ -58,8 +58,6 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr, std::string name)
     check(p.defined(), name_, ": parameter ", i, " is undefined");
     check(p.is_floating_point(), name_, ": parameter ", i, " (shape ", p.shape(), ") is ",
           dtype_name(p.dtype()), "; only float32 and float64 tensors can be optimized");
-    check(p.requires_grad(), name_, ": parameter ", i, " (shape ", p.shape(),
-          ") does not require grad, so it would never get a gradient; call requires_grad_() or leave it out");
     check(p.is_leaf(), name_, ": parameter ", i, " (shape ", p.shape(),
           ") is not a leaf (it was computed by ", p.is_leaf() ? "" : p.grad_fn()->name,
           "); optimize the tensors it was computed from");

@@ -62,8 +62,9 @@ class Optimizer {
   void load_state_dict(const std::map<std::string, Tensor>& state_dict);
 
  protected:
-  /// Checks the parameters (not empty, floating, leaves that require grad, each given once) and
-  /// the lr; `name` ("SGD") starts every error message.
+  /// Checks the parameters (not empty, floating, leaves, each given once) and the lr; `name`
+  /// ("SGD") starts every error message. A parameter that does not require grad (frozen for
+  /// fine-tuning) is kept, as PyTorch keeps it: it gets no gradient, so step() leaves it alone.
   Optimizer(std::vector<Tensor> params, double lr, std::string name);
 
   /// The update of one parameter from its gradient (same shape and dtype), using and updating
