@@ -170,6 +170,13 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   check_new_name(name, "register_module");
   check(child != nullptr, "register_module: \"", name, "\" is a null pointer");
   check(child.get() != this, "register_module: ", this->name(), " cannot be its own child \"", name, "\"");
+  // A module may be shared, but never sit below itself: every walk of the tree (parameters(),
+  // printing, forward) would then go round forever.
+  std::vector<std::pair<std::string, Module*>> below;
+  std::unordered_set<const Module*> seen;
+  child->descendants("", below, seen);
+  check(!seen.contains(this), "register_module: ", this->name(), " is already inside the module given as \"", name,
+        "\"; adding it would make a cycle");
   if (child->parent_ == nullptr) {  // a module shared by two parents keeps its first path
     child->parent_ = this;
     child->key_ = name;
