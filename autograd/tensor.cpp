@@ -359,7 +359,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   check(s != 0, "arange: step must be nonzero");
   check(std::isfinite(a) && std::isfinite(b), "arange: start and end must be finite");
   check((s > 0 && b >= a) || (s < 0 && b <= a), "arange: the step ", s, " does not lead from ", a, " to ", b);
-  const auto n = static_cast<int64_t>(std::ceil((b - a) / s));
+  const double count = std::ceil((b - a) / s);
+  check(count <= static_cast<double>(int64_t{1} << 52), "arange: from ", a, " to ", b, " by ", s, " gives ", count,
+        " elements, too many to allocate");
+  const auto n = static_cast<int64_t>(count);
   Tensor out = detail::new_tensor({n}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
     for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = static_cast<T>(a + static_cast<double>(i) * s);

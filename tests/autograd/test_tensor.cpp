@@ -80,6 +80,11 @@ BOOST_AUTO_TEST_CASE(bad_factory_arguments_throw) {
   BOOST_CHECK_THROW(tensor(std::vector<double>{1, 2, 3}, {2, 2}), std::invalid_argument);
   BOOST_CHECK_THROW(randint(5, 5, {2}), std::invalid_argument);
   BOOST_CHECK_THROW(randperm(-1), std::invalid_argument);
+  // Regression: a step this small gave "shape [-9223372036854775808]: sizes must be non-negative".
+  BOOST_CHECK_EXCEPTION(arange(0.0, 1.0, 1e-300), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()).starts_with("arange: from 0 to 1 by 1e-300 gives") &&
+           std::string(e.what()).ends_with("elements, too many to allocate");
+  });
   BOOST_CHECK_THROW(zeros({int64_t{1} << 40, int64_t{1} << 40}), std::invalid_argument);
   BOOST_CHECK_THROW((void)zeros({2}).data_ptr<double>(), std::invalid_argument);
   BOOST_CHECK_THROW((void)zeros({2}).at({2}), std::out_of_range);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <stdexcept>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -213,6 +214,7 @@ BOOST_AUTO_TEST_CASE(last_batch_is_smaller_or_dropped) {
       {10, 32, false, {10}},
       {10, 32, true, {}},
       {1, 1, true, {1}},
+      {3, std::numeric_limits<int64_t>::max(), false, {3}},  // regression: size() overflowed to -1
   };
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT("n " << c.n << ", batch " << c.batch_size << ", drop_last " << c.drop_last) {
