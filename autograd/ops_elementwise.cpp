@@ -4,6 +4,7 @@
 // right below it. Binary ops share one broadcasting kernel (binary_kernel) and undo broadcasting
 // in their backward with sum_to, the one place that knows how.
 #include <cmath>
+#include <limits>
 
 #include "autograd/op_support.hpp"
 #include "autograd/vector_math.hpp"
@@ -250,6 +251,9 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [lo, hi](auto x) {
     using T = decltype(x);
     if (std::isnan(static_cast<double>(x))) return x;  // nan stays nan, as PyTorch
+    if constexpr (std::is_floating_point_v<T>) {  // a nan bound (the dtype is then floating) gives nan, as PyTorch
+      if (std::isnan(lo) || std::isnan(hi)) return std::numeric_limits<T>::quiet_NaN();
+    }
     T y = static_cast<double>(x) < lo ? static_cast<T>(lo) : x;
     return static_cast<double>(y) > hi ? static_cast<T>(hi) : y;
   });
@@ -296,13 +300,20 @@ Tensor select_by_mask(const Tensor& mask, const Tensor& fill, const Tensor& x) {
 }
 }  // namespace
 
+// The mask a backward keeps, broadcast to `shape`: its own copy, so that changing `condition` in
+// place after the forward cannot change the gradient.
+Tensor own_mask(const Tensor& condition, const Shape& shape) {
+  Tensor mask = expand_copy(condition, shape);
+  return mask.impl() == condition.impl() ? condition.clone() : mask;
+}
+
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   check_mask(condition, "where");
   check_defined(a, "where");
   check_defined(b, "where");
   const Shape shape = broadcast_shapes(broadcast_shapes(condition.shape(), a.shape(), "where"), b.shape(), "where");
   const Dtype dtype = operands_dtype(a, b);
-  const Tensor mask = expand_copy(condition, shape);
+  const Tensor mask = own_mask(condition, shape);
   Tensor out = select_by_mask(mask, expand_copy(detail::convert(a, dtype), shape), expand_copy(detail::convert(b, dtype), shape));
   return detail::record(out, "WhereBackward0", {a, b}, [mask](const Tensor& grad, const std::vector<Tensor>& in) {
     const Tensor zero = zeros({}, {.dtype = grad.dtype()});
@@ -316,7 +327,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   check_mask(mask, "masked_fill");
   check(broadcast_shapes(a.shape(), mask.shape(), "masked_fill") == a.shape(), "masked_fill: mask of shape ",
         mask.shape(), " does not broadcast to the tensor's shape ", a.shape());
-  const Tensor full_mask = expand_copy(mask, a.shape());
+  const Tensor full_mask = own_mask(mask, a.shape());
   Tensor out = select_by_mask(full_mask, scalar_tensor(value, {.dtype = a.dtype()}), a);
   return detail::record(out, "MaskedFillBackward0", {a}, [full_mask](const Tensor& grad, const std::vector<Tensor>&) {
     return std::vector<Tensor>{select_by_mask(full_mask, zeros({}, {.dtype = grad.dtype()}), grad)};

@@ -273,7 +273,8 @@ std::tuple<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdi
   const DimReduction r = reduce_dim(a, dim, keepdim, op);
   Tensor indices = extreme_positions<E>(a, r.lanes, r.out_shape, r.dim, op);
   Tensor values = pick(a, r.lanes, indices);
-  auto backward = [lanes = r.lanes, positions = detail::saved(indices)](const Tensor& grad,
+  // The backward keeps its own copy of the positions: the caller may change the returned indices.
+  auto backward = [lanes = r.lanes, positions = indices.clone()](const Tensor& grad,
                                                                         const std::vector<Tensor>& inputs) {
     return std::vector<Tensor>{scatter_to_positions(grad, inputs[0], lanes, positions)};
   };

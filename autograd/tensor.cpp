@@ -117,8 +117,11 @@ namespace {
 // std::invalid_argument naming `op`, where a plain cast would be undefined behaviour.
 template <typename T, typename S> T checked_cast(S value, const char* op) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
-    check(Scalar::fits_int64(static_cast<double>(value)), op, ": ", value,
-          " cannot be converted to an integer without overflow");
+    // T holds [lo, hi): -2^31 to 2^31 for int, -2^63 to 2^63 for int64_t, 0 to 2^32 for unsigned
+    const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits), lo = std::is_signed_v<T> ? -hi : 0.0;
+    const auto x = static_cast<double>(value);
+    check(x >= lo && x < hi, op, ": ", value, " cannot be converted to an integer of ", sizeof(T) * 8,
+          " bits without overflow");
   }
   return static_cast<T>(value);
 }
@@ -286,6 +289,8 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
         dtype_name(dtype()), " in place");
   check(is_floating_point() || alpha.dtype() != kFloat64, "add_: for ", dtype_name(dtype()),
         " tensors, alpha must not be a floating-point number");
+  check(dtype() == kBool || alpha.dtype() != kBool, "add_: a bool alpha is only for bool tensors, not ",
+        dtype_name(dtype()));
   Tensor src = detail::convert(other, dtype());
   dispatch(dtype(), [&]<typename T>() {
     T* dst = data_ptr<T>();

@@ -241,10 +241,11 @@ struct Node {
   std::vector<Tensor> inputs;   ///< the op's tensor inputs, in order
   BackwardFn backward;          ///< emptied after a backward() without retain_graph
   Shape output_shape;           ///< for error messages and graph drawing
-  /// The version counter of each input (null where undefined), then the output's, with its value
-  /// when the op ran. The backward reads these tensors, so the engine checks that none has been
-  /// changed in place since (PyTorch's saved-variable check). Every input counts as saved, even
-  /// for ops such as add whose backward does not read it: a little stricter than PyTorch.
+  /// The version counter of each input (null where undefined), then the output's if the op keeps
+  /// it for its backward (exp, relu, ...), with its value when the op ran. The backward reads these
+  /// tensors, so the engine checks that none has been changed in place since (PyTorch's
+  /// saved-variable check). Every input counts as saved, even for ops such as add whose backward
+  /// does not read it: a little stricter than PyTorch.
   std::vector<std::pair<std::shared_ptr<const int64_t>, int64_t>> versions;
   /// Where the forward that recorded this node ran, noted only while anomaly detection is on
   /// (autograd/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward

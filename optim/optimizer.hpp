@@ -32,7 +32,8 @@ class Optimizer {
 
   /// One update of every parameter from its gradient (`optimizer.step()`). Runs under NoGradGuard.
   /// A parameter whose grad() is undefined (no backward reached it) is skipped and its state
-  /// left as it is, as PyTorch does.
+  /// left as it is, as PyTorch does. Each updated parameter's version() goes up by one, so a
+  /// graph recorded before the step throws if it is backwarded again, as in PyTorch.
   virtual void step();
 
   /// Clears every parameter's gradient; gradients add up across backward() calls until then

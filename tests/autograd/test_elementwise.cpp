@@ -209,6 +209,7 @@ BOOST_AUTO_TEST_CASE(clamp_follows_torch_for_crossed_bounds_and_fractional_bound
   BOOST_TEST(dtype_name(whole.dtype()) == "int64");
   BOOST_TEST(whole.to_vector<int64_t>() == std::vector<int64_t>({-1, 2, 0}), boost::test_tools::per_element());
   BOOST_CHECK_THROW((void)(tensor({1, 0}) > 0).clamp(0, 1), std::invalid_argument);  // bool
+  for (float v : tensor({1.0, 2.0}).clamp(0.0, std::nan("")).to_vector<float>()) BOOST_TEST(std::isnan(v));  // torch: nan
 }
 
 BOOST_AUTO_TEST_CASE(shapes_that_do_not_broadcast_throw_naming_op_and_shapes) {

@@ -280,6 +280,40 @@ BOOST_AUTO_TEST_CASE(in_place_change_through_a_view_of_a_leaf_throws_in_grad_mod
   BOOST_TEST(w.to_vector<float>() == std::vector<float>({1.0f, 1.0f}), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(changing_an_output_the_backward_does_not_read_is_allowed) {
+  // The loss's sum node does not keep its output, so scaling a detached copy for display before
+  // backward is fine, as in PyTorch; exp's output above is kept, and there it throws.
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor loss = (x * x).sum();
+  loss.detach().mul_(100.0);
+  loss.backward();  // d/dx sum(x^2) = 2x
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({2.0f, 4.0f}), boost::test_tools::per_element());
+}
+
+// Regressions: these backwards read a mask or indices that aliased a tensor the caller still held,
+// so changing it in place after the forward changed the gradient (for max, into a write out of
+// bounds). Each op now keeps its own copy, and the gradient is the one of the forward that ran.
+BOOST_AUTO_TEST_CASE(where_masked_fill_and_max_keep_their_own_masks_and_indices) {
+  Tensor a = tensor({1.0, 2.0, 3.0}).requires_grad_(), b = zeros({3});
+  Tensor condition = tensor({1.0, 0.0, 1.0}) > 0.5;  // [true, false, true]
+  Tensor picked = where(condition, a, b).sum();
+  Tensor mask = tensor({0.0, 1.0, 1.0}) > 0.5;  // [false, true, true]
+  Tensor filled = masked_fill(a, mask, 0.0).sum();
+  condition.fill_(false);
+  mask.fill_(true);
+  picked.backward();
+  BOOST_TEST(a.grad().to_vector<float>() == std::vector<float>({1, 0, 1}), boost::test_tools::per_element());
+  a.set_grad(Tensor());
+  filled.backward();
+  BOOST_TEST(a.grad().to_vector<float>() == std::vector<float>({1, 0, 0}), boost::test_tools::per_element());
+
+  Tensor m = tensor({{1.0, 5.0}, {7.0, 2.0}}).requires_grad_();
+  auto [values, indices] = max(m, 1);  // values [5, 7] at columns [1, 0]
+  indices.add_(full({2}, 1000, {.dtype = kInt64}));
+  values.sum().backward();
+  BOOST_TEST(m.grad().to_vector<float>() == std::vector<float>({0, 1, 1, 0}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(an_in_place_step_after_backward_leaves_the_next_backward_free) {
   // The training loop's order: forward, backward, in-place step, a new forward and backward.
   Tensor w = tensor({1.0, 2.0}).requires_grad_();

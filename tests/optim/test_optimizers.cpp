@@ -173,6 +173,20 @@ BOOST_AUTO_TEST_CASE(a_frozen_parameter_is_accepted_and_left_unchanged) {
   BOOST_TEST(!frozen.grad().defined());
 }
 
+// Regression: a step did not count as an in-place change, so a second backward through the old
+// graph (retain_graph) used the new weights: w.grad came out [0, 0, 0] instead of PyTorch's error
+// "... is at version 1; expected version 0".
+BOOST_AUTO_TEST_CASE(a_step_counts_as_an_in_place_change_of_each_updated_parameter) {
+  Tensor w = minigrad::tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor loss = minigrad::mul(w, w).sum();
+  loss.backward({}, /*retain_graph=*/true);
+  optim::SGD sgd({w}, {.lr = 0.5});
+  sgd.step();
+  BOOST_TEST(w.version() == 1);
+  sgd.zero_grad();
+  BOOST_CHECK_THROW(loss.backward(), std::runtime_error);
+}
+
 BOOST_AUTO_TEST_CASE(zero_grad_with_set_to_none_leaves_the_grads_undefined) {
   Tensor a = parameter({2}), b = parameter({3});
   a.set_grad(minigrad::ones({2}));
