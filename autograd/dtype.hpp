@@ -126,7 +126,8 @@ class Scalar {
       return value_ != 0.0;
     } else {
       if (dtype_ == kFloat64 && !fits_int64(value_))
-        throw std::invalid_argument("Scalar: " + std::to_string(value_) + " cannot be converted to int64 without overflow");
+        throw std::invalid_argument("Scalar: " + std::to_string(value_) +
+                                    " cannot be converted to int64 without overflow");
       return static_cast<T>(int_);
     }
   }

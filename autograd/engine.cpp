@@ -73,7 +73,8 @@ void check_versions(const Node& node) {
             : detail::concat("the output of ", node.name, " [shape ", node.output_shape, "]");
     throw std::runtime_error(detail::concat(
         "backward: one of the variables needed for gradient computation has been modified by an inplace "
-        "operation: ", which, " is at version ", *counter, "; expected version ", expected,
+        "operation: ",
+        which, " is at version ", *counter, "; expected version ", expected,
         " instead. Change it after backward(), or compute a new tensor rather than changing it in place"));
   }
 }

@@ -50,7 +50,8 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
   node->backward = std::move(backward);
   node->output_shape = out.shape();
   for (const Tensor& input : node->inputs)
-    node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr, input.defined() ? input.version() : 0);
+    node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr,
+                                input.defined() ? input.version() : 0);
   // The output counts only when the op kept an alias of it for its backward (detail::saved(out)),
   // as exp and relu do: the alias shares its version counter, which then has a second owner.
   if (out.impl()->version.use_count() > 1) node->versions.emplace_back(out.impl()->version, out.version());

@@ -35,8 +35,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 
 // add: out = a + b;  grad_a = grad,  grad_b = grad
 /// Elementwise a + b with broadcasting (`torch.add`, Python's `a + b`). Any dtypes but two bools; the
-/// result has the broadcast shape and dtype result_type(a, b) (dtype.hpp). Throws std::invalid_argument naming
-/// both shapes when they do not broadcast, and for bool + bool.
+/// result has the broadcast shape and dtype result_type(a, b) (dtype.hpp). Throws std::invalid_argument
+/// naming both shapes when they do not broadcast, and for bool + bool.
 Tensor add(const Tensor& a, const Tensor& b);
 // sub: out = a - b;  grad_a = grad,  grad_b = -grad
 /// Elementwise a - b with broadcasting (`torch.sub`, `a - b`). Shapes, dtypes and errors as add.
@@ -110,8 +110,8 @@ Tensor sigmoid(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 // where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad elsewhere
 /// Picks a where `condition` holds, else b (`torch.where`). condition must be bool; the three shapes
-/// broadcast together, the dtype is result_type(a, b) (dtype.hpp). Throws std::invalid_argument for a non-bool
-/// condition or shapes that do not broadcast (naming them).
+/// broadcast together, the dtype is result_type(a, b) (dtype.hpp). Throws std::invalid_argument for a
+/// non-bool condition or shapes that do not broadcast (naming them).
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 // masked_fill: out = mask ? value : a (mask bool, broadcast to a);  grad_a = grad where !mask
 /// A copy of a with `value` wherever the bool `mask` is true (`Tensor.masked_fill`); a's shape and

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "autograd/op_support.hpp"
-#include "autograd/vector_math.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/vector_math.hpp"
 
 namespace minigrad {
 
@@ -251,7 +251,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [lo, hi](auto x) {
     using T = decltype(x);
     if (std::isnan(static_cast<double>(x))) return x;  // nan stays nan, as PyTorch
-    if constexpr (std::is_floating_point_v<T>) {  // a nan bound (the dtype is then floating) gives nan, as PyTorch
+    // A nan bound (the dtype is then floating) gives nan, as in PyTorch.
+    if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(lo) || std::isnan(hi)) return std::numeric_limits<T>::quiet_NaN();
     }
     T y = static_cast<double>(x) < lo ? static_cast<T>(lo) : x;

@@ -275,7 +275,7 @@ std::tuple<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdi
   Tensor values = pick(a, r.lanes, indices);
   // The backward keeps its own copy of the positions: the caller may change the returned indices.
   auto backward = [lanes = r.lanes, positions = indices.clone()](const Tensor& grad,
-                                                                        const std::vector<Tensor>& inputs) {
+                                                                 const std::vector<Tensor>& inputs) {
     return std::vector<Tensor>{scatter_to_positions(grad, inputs[0], lanes, positions)};
   };
   return {detail::record(values, node, {a}, backward), indices};

@@ -71,7 +71,8 @@ Tensor new_tensor(const Shape& shape, Dtype dtype) {
 void check_inplace(const Tensor& self, const char* op) {
   check_defined(self, op);
   if (!is_grad_enabled() || !self.requires_grad()) return;
-  check<std::runtime_error>(!self.is_leaf(), op, ": a leaf tensor that requires grad cannot be changed in place "
+  check<std::runtime_error>(!self.is_leaf(), op,
+                            ": a leaf tensor that requires grad cannot be changed in place "
                             "while grad mode is on (wrap the update in NoGradGuard)");
   check<std::runtime_error>(false, op, ": the result of ", self.grad_fn()->name, " (shape ", self.shape(),
                             ") requires grad and cannot be changed in place: in-place changes are not "
@@ -115,7 +116,8 @@ template <typename T> const T* Tensor::data_ptr() const {
 namespace {
 // value as a T. A float that does not fit an integer T (nan, inf, out of range) throws
 // std::invalid_argument naming `op`, where a plain cast would be undefined behaviour.
-template <typename T, typename S> T checked_cast(S value, const char* op) {
+template <typename T, typename S>
+T checked_cast(S value, const char* op) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
     // T holds [lo, hi): -2^31 to 2^31 for int, -2^63 to 2^63 for int64_t, 0 to 2^32 for unsigned
     const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits), lo = std::is_signed_v<T> ? -hi : 0.0;
@@ -188,7 +190,8 @@ void Tensor::set_grad(const Tensor& grad) {
   check(!grad.defined() || grad.shape() == shape(), "set_grad: gradient of shape ", grad.defined() ? grad.shape() : Shape{},
         " does not match the tensor's shape ", shape());
   check(!grad.defined() || grad.dtype() == dtype(), "set_grad: gradient of dtype ",
-        grad.defined() ? dtype_name(grad.dtype()) : "", " does not match the tensor's dtype ", dtype_name(dtype()));
+        grad.defined() ? dtype_name(grad.dtype()) : "", " does not match the tensor's dtype ",
+        dtype_name(dtype()));
   impl_of(*this);
   impl_->grad = grad;
 }
@@ -285,8 +288,8 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   check(broadcast_shapes(shape(), other.shape(), "add_") == shape(), "add_: cannot add a tensor of shape ",
         other.shape(), " in place to one of shape ", shape());
   const Dtype result = result_type(dtype(), dim() == 0, other.dtype(), other.dim() == 0);
-  check(can_cast(result, dtype()), "add_: result type ", dtype_name(result), " can't be cast to the tensor's dtype ",
-        dtype_name(dtype()), " in place");
+  check(can_cast(result, dtype()), "add_: result type ", dtype_name(result),
+        " can't be cast to the tensor's dtype ", dtype_name(dtype()), " in place");
   check(is_floating_point() || alpha.dtype() != kFloat64, "add_: for ", dtype_name(dtype()),
         " tensors, alpha must not be a floating-point number");
   check(dtype() == kBool || alpha.dtype() != kBool, "add_: a bool alpha is only for bool tensors, not ",
@@ -306,8 +309,8 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
 Tensor& Tensor::mul_(Scalar factor) {
   detail::check_inplace(*this, "mul_");
   const Dtype result = result_type(dtype(), factor.dtype());
-  check(can_cast(result, dtype()), "mul_: result type ", dtype_name(result), " can't be cast to the tensor's dtype ",
-        dtype_name(dtype()), " in place");
+  check(can_cast(result, dtype()), "mul_: result type ", dtype_name(result),
+        " can't be cast to the tensor's dtype ", dtype_name(dtype()), " in place");
   dispatch(dtype(), [&]<typename T>() {
     T* data = data_ptr<T>();
     const T f = factor.to<T>();
@@ -365,8 +368,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   check(std::isfinite(a) && std::isfinite(b), "arange: start and end must be finite");
   check((s > 0 && b >= a) || (s < 0 && b <= a), "arange: the step ", s, " does not lead from ", a, " to ", b);
   const double count = std::ceil((b - a) / s);
-  check(count <= static_cast<double>(int64_t{1} << 52), "arange: from ", a, " to ", b, " by ", s, " gives ", count,
-        " elements, too many to allocate");
+  check(count <= static_cast<double>(int64_t{1} << 52), "arange: from ", a, " to ", b, " by ", s, " gives ",
+        count, " elements, too many to allocate");
   const auto n = static_cast<int64_t>(count);
   Tensor out = detail::new_tensor({n}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {

@@ -214,7 +214,7 @@ class Tensor {
 /// What a Tensor handle points to. Library code reads and writes it; users go through Tensor.
 struct TensorImpl {
   std::shared_ptr<std::byte[]> storage;  ///< shared by reshape/view/detach results
-  std::shared_ptr<int64_t> version;       ///< in-place changes to storage, shared with it (`x._version`)
+  std::shared_ptr<int64_t> version;      ///< in-place changes to storage, shared with it (`x._version`)
   Shape shape;                ///< sizes, as Tensor::shape()
   Dtype dtype = kFloat32;     ///< element type, as Tensor::dtype()
   int64_t numel = 0;          ///< product of the sizes, kept so loops need not recompute it

@@ -76,8 +76,8 @@ void ff_train_step(benchmark::State& state) {
 }
 
 // The sum of count floats (count a multiple of 64) through 64 running sums (eight 8-wide vectors),
-// which keep the adds independent, so the loop waits on memory rather than on the previous add. Compiled twice,
-// and the loader picks the AVX2 copy where the CPU has it: 32-byte loads, as the BLAS's kernels use.
+// which keep the adds independent, so the loop waits on memory rather than on the previous add. Compiled
+// twice, and the loader picks the AVX2 copy where the CPU has it: 32-byte loads, as the BLAS's kernels use.
 __attribute__((target_clones("avx2", "default"))) float streamed_sum(const float* w, int64_t count) {
   float partial[64] = {};
   for (int64_t i = 0; i < count; i += 64)

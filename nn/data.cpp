@@ -83,7 +83,8 @@ DataLoader::DataLoader(TensorDataset dataset, DataLoaderOptions options, Generat
 int64_t DataLoader::size() const {
   const int64_t n = dataset_.size();
   const int64_t b = options_.batch_size;
-  return options_.drop_last || n % b == 0 ? n / b : n / b + 1;  // not (n + b - 1) / b: it overflows for a huge b
+  // Not (n + b - 1) / b: that overflows for a huge b.
+  return options_.drop_last || n % b == 0 ? n / b : n / b + 1;
 }
 
 // The draws of _BaseDataLoaderIter.__init__ and then RandomSampler.__iter__ (see data.hpp).

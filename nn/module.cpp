@@ -175,8 +175,8 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   std::vector<std::pair<std::string, Module*>> below;
   std::unordered_set<const Module*> seen;
   child->descendants("", below, seen);
-  check(!seen.contains(this), "register_module: ", this->name(), " is already inside the module given as \"", name,
-        "\"; adding it would make a cycle");
+  check(!seen.contains(this), "register_module: ", this->name(), " is already inside the module given as \"",
+        name, "\"; adding it would make a cycle");
   if (child->parent_ == nullptr) {  // a module shared by two parents keeps its first path
     child->parent_ = this;
     child->key_ = name;

@@ -81,7 +81,8 @@ void Optimizer::step() {
     const Tensor grad = param.grad();
     if (!grad.defined()) continue;  // no backward reached this parameter: leave it, as PyTorch
     update(param, detail::convert(grad, param.dtype()), state);
-    detail::bump_version(param);  // as PyTorch's param.add_: a graph that read the old values can no longer backward
+    // As PyTorch's param.add_: a graph that read the old values can no longer backward.
+    detail::bump_version(param);
   }
 }
 

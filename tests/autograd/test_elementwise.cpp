@@ -155,7 +155,8 @@ BOOST_AUTO_TEST_CASE(result_dtypes_follow_pytorch_promotion) {
 // what PyTorch 1.13 gives for the same operands.
 BOOST_AUTO_TEST_CASE(a_0d_tensor_beside_a_tensor_with_dims_counts_only_by_its_category) {
   const Tensor f = ones({2}), i = ones({2}, {.dtype = kInt64}), b = ones({2}, {.dtype = kBool});
-  const Tensor d0 = scalar_tensor(1.0, {.dtype = kFloat64}), f0 = scalar_tensor(1.0), i0 = scalar_tensor(1, {.dtype = kInt64});
+  const Tensor d0 = scalar_tensor(1.0, {.dtype = kFloat64}), f0 = scalar_tensor(1.0),
+               i0 = scalar_tensor(1, {.dtype = kInt64});
   BOOST_TEST(dtype_name((f + d0).dtype()) == "float32");
   BOOST_TEST(dtype_name((i + d0).dtype()) == "float64");
   BOOST_TEST(dtype_name((i + f0).dtype()) == "float32");
@@ -163,7 +164,8 @@ BOOST_AUTO_TEST_CASE(a_0d_tensor_beside_a_tensor_with_dims_counts_only_by_its_ca
   BOOST_TEST(dtype_name((f0 + d0).dtype()) == "float64");  // both 0-d: plain promotion
   BOOST_TEST(dtype_name((ones({2}, {.dtype = kFloat64}) + f0).dtype()) == "float64");
   BOOST_TEST((tensor({0.1}) == scalar_tensor(0.1, {.dtype = kFloat64})).item<bool>());
-  BOOST_TEST(dtype_name(where(tensor({1, 0}) > 0, f, scalar_tensor(0.5, {.dtype = kFloat64})).dtype()) == "float32");
+  BOOST_TEST(dtype_name(where(tensor({1, 0}) > 0, f, scalar_tensor(0.5, {.dtype = kFloat64})).dtype()) ==
+             "float32");
   BOOST_TEST(dtype_name((f / d0).dtype()) == "float32");
 }
 
@@ -204,12 +206,15 @@ BOOST_AUTO_TEST_CASE(clamp_follows_torch_for_crossed_bounds_and_fractional_bound
   const Tensor i = tensor(std::vector<int64_t>{-5, 5, 0}, {3});
   const Tensor fractional = i.clamp(-0.5, 2.7);
   BOOST_TEST(dtype_name(fractional.dtype()) == "float32");
-  BOOST_TEST(fractional.to_vector<float>() == std::vector<float>({-0.5f, 2.7f, 0.0f}), boost::test_tools::per_element());
+  BOOST_TEST(fractional.to_vector<float>() == std::vector<float>({-0.5f, 2.7f, 0.0f}),
+             boost::test_tools::per_element());
   const Tensor whole = i.clamp(-1, 2);
   BOOST_TEST(dtype_name(whole.dtype()) == "int64");
-  BOOST_TEST(whole.to_vector<int64_t>() == std::vector<int64_t>({-1, 2, 0}), boost::test_tools::per_element());
+  BOOST_TEST(whole.to_vector<int64_t>() == std::vector<int64_t>({-1, 2, 0}),
+             boost::test_tools::per_element());
   BOOST_CHECK_THROW((void)(tensor({1, 0}) > 0).clamp(0, 1), std::invalid_argument);  // bool
-  for (float v : tensor({1.0, 2.0}).clamp(0.0, std::nan("")).to_vector<float>()) BOOST_TEST(std::isnan(v));  // torch: nan
+  for (float v : tensor({1.0, 2.0}).clamp(0.0, std::nan("")).to_vector<float>())
+    BOOST_TEST(std::isnan(v));  // torch: nan
 }
 
 BOOST_AUTO_TEST_CASE(shapes_that_do_not_broadcast_throw_naming_op_and_shapes) {

@@ -235,8 +235,9 @@ BOOST_AUTO_TEST_CASE(backward_after_a_saved_input_changed_in_place_throws) {
     w.mul_(5.0);
   }
   BOOST_CHECK_EXCEPTION(y.backward(), std::runtime_error, [](const std::runtime_error& e) {
-    return message_contains(e, "modified by an inplace operation: input 1 of MmBackward0 [float32 [2, 1]] is at "
-                               "version 1; expected version 0 instead");
+    return message_contains(e,
+                            "modified by an inplace operation: input 1 of MmBackward0 [float32 [2, 1]] is at "
+                            "version 1; expected version 0 instead");
   });
 }
 
@@ -265,11 +266,14 @@ BOOST_AUTO_TEST_CASE(in_place_change_of_an_op_result_that_requires_grad_throws_i
   Tensor a = tensor({1.0, 2.0}).requires_grad_();
   Tensor b = a * 1.0;
   BOOST_CHECK_EXCEPTION(b.mul_(0.0), std::runtime_error, [](const std::runtime_error& e) {
-    return message_contains(e, "mul_: the result of MulBackward0 (shape [2]) requires grad and cannot be changed in "
-                               "place");
+    return message_contains(
+        e,
+        "mul_: the result of MulBackward0 (shape [2]) requires grad and cannot be changed in "
+        "place");
   });
   (b * b).sum().backward();  // d/da (a * 1)^2 = 2a
-  BOOST_TEST(a.grad().to_vector<float>() == std::vector<float>({2.0f, 4.0f}), boost::test_tools::per_element());
+  BOOST_TEST(a.grad().to_vector<float>() == std::vector<float>({2.0f, 4.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(in_place_change_through_a_view_of_a_leaf_throws_in_grad_mode) {
@@ -287,7 +291,8 @@ BOOST_AUTO_TEST_CASE(changing_an_output_the_backward_does_not_read_is_allowed) {
   Tensor loss = (x * x).sum();
   loss.detach().mul_(100.0);
   loss.backward();  // d/dx sum(x^2) = 2x
-  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({2.0f, 4.0f}), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({2.0f, 4.0f}),
+             boost::test_tools::per_element());
 }
 
 // Regressions: these backwards read a mask or indices that aliased a tensor the caller still held,
@@ -311,7 +316,8 @@ BOOST_AUTO_TEST_CASE(where_masked_fill_and_max_keep_their_own_masks_and_indices)
   auto [values, indices] = max(m, 1);  // values [5, 7] at columns [1, 0]
   indices.add_(full({2}, 1000, {.dtype = kInt64}));
   values.sum().backward();
-  BOOST_TEST(m.grad().to_vector<float>() == std::vector<float>({0, 1, 1, 0}), boost::test_tools::per_element());
+  BOOST_TEST(m.grad().to_vector<float>() == std::vector<float>({0, 1, 1, 0}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(an_in_place_step_after_backward_leaves_the_next_backward_free) {
@@ -324,7 +330,8 @@ BOOST_AUTO_TEST_CASE(an_in_place_step_after_backward_leaves_the_next_backward_fr
   }
   w.set_grad(Tensor());
   (w * w).sum().backward();
-  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({1.0f, 2.0f}), boost::test_tools::per_element());
+  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({1.0f, 2.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

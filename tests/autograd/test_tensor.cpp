@@ -1,6 +1,5 @@
 // Tensor handles and factories: shapes, dtypes, values, aliasing, and bad arguments.
 #include <boost/test/unit_test.hpp>
-
 #include <limits>
 #include <string>
 
@@ -124,7 +123,8 @@ BOOST_AUTO_TEST_CASE(lossy_conversions_throw_instead_of_changing_the_number) {
   BOOST_TEST(tensor({-2.7}).item<int64_t>() == -2);
   BOOST_CHECK_THROW((void)scalar_tensor(3e9).item<int>(), std::invalid_argument);  // beyond int's 2^31
   BOOST_TEST(scalar_tensor(-2147483648.0).item<int>() == std::numeric_limits<int>::min());
-  BOOST_CHECK_THROW(ones({2}).add_(ones({2}), true), std::invalid_argument);  // torch: bool alpha only for bool
+  BOOST_CHECK_THROW(ones({2}).add_(ones({2}), true),
+                    std::invalid_argument);  // torch: bool alpha only for bool
 
   Tensor w = ones({2}).requires_grad_();
   BOOST_CHECK_THROW(w.set_grad(ones({2}, {.dtype = kInt64})), std::invalid_argument);

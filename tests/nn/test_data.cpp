@@ -14,19 +14,19 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <stdexcept>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "fixture.hpp"
 #include "nn/csv.hpp"
 #include "nn/data.hpp"
 #include "nn/datasets.hpp"
-#include "fixture.hpp"
 
 namespace {
 

@@ -279,8 +279,8 @@ BOOST_AUTO_TEST_CASE(registration_rejects_bad_names_and_members) {
   // overflow (PyTorch: RecursionError).
   auto a = std::make_shared<nn::Sequential>(), b = std::make_shared<nn::Sequential>();
   a->push_back(b);
-  check_throws<std::invalid_argument>([&] { b->push_back(a); },
-                                      {"register_module", "is already inside the module given as \"0\"", "cycle"});
+  check_throws<std::invalid_argument>(
+      [&] { b->push_back(a); }, {"register_module", "is already inside the module given as \"0\"", "cycle"});
   BOOST_TEST(b->children().empty());
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {

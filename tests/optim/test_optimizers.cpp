@@ -168,7 +168,8 @@ BOOST_AUTO_TEST_CASE(a_frozen_parameter_is_accepted_and_left_unchanged) {
   optim::SGD sgd({weight, frozen}, {.lr = 0.5});
   minigrad::mul(weight, frozen).sum().backward();  // d/dweight = frozen = [3, 3]
   sgd.step();
-  BOOST_TEST(weight.to_vector<float>() == std::vector<float>({-0.5f, 0.5f}), boost::test_tools::per_element());
+  BOOST_TEST(weight.to_vector<float>() == std::vector<float>({-0.5f, 0.5f}),
+             boost::test_tools::per_element());
   BOOST_TEST(frozen.to_vector<float>() == std::vector<float>({3.0f}), boost::test_tools::per_element());
   BOOST_TEST(!frozen.grad().defined());
 }
