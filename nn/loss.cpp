@@ -192,7 +192,7 @@ Tensor check_pos_weight(const Tensor& pos_weight, const Tensor& input, const cha
         ": pos_weight cannot require grad (it is a constant, as in PyTorch)");
   check(broadcasts_to(pos_weight.shape(), input.shape()), op, ": pos_weight ", pos_weight.shape(),
         " does not broadcast to the input's shape ", input.shape(), " (typically it is [C], one per label)");
-  return pos_weight.detach();
+  return pos_weight.clone();  // the backward's own copy: changing pos_weight later must not change it
 }
 
 }  // namespace

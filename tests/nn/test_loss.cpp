@@ -546,6 +546,18 @@ BOOST_AUTO_TEST_CASE(every_kind_of_bad_input_throws_a_message_naming_the_op_and_
   }
 }
 
+// Regression: the backward read the caller's pos_weight, so changing it between forward and
+// backward changed the gradient. By hand, x = 0, y = 1, p = 2: grad_x = sigmoid(x) (p y + 1 - y) - p y
+// = 0.5 * 2 - 2 = -1, whatever pos_weight holds afterwards.
+BOOST_AUTO_TEST_CASE(bce_with_logits_backward_uses_the_pos_weight_of_its_forward) {
+  Tensor x = zeros({1}).requires_grad_();
+  Tensor pos_weight = full({1}, 2.0);
+  Tensor loss = F::binary_cross_entropy_with_logits(x, ones({1}), {.pos_weight = pos_weight});
+  pos_weight.fill_(100.0);
+  loss.backward();
+  BOOST_TEST(x.grad().item<double>() == -1.0, boost::test_tools::tolerance(1e-6));
+}
+
 BOOST_AUTO_TEST_CASE(a_loss_module_called_with_one_tensor_throws_logic_error) {
   nn::MSELoss mse;
   nn::Module& module = mse;
