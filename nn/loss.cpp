@@ -152,14 +152,11 @@ double sigmoid(double x) { return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp
 /// softplus(z) = log(1 + e^z) = max(z, 0) + log(1 + e^-|z|), which never overflows.
 double softplus(double z) { return std::max(z, 0.0) + std::log1p(std::exp(-std::abs(z))); }
 
-/// -(p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), with pos_weight p: the unweighted form
-/// max(x, 0) - x y + log(1 + e^-|x|) plus (p - 1) y softplus(-x) for the extra positive weight.
-/// log1p keeps tiny losses exact where PyTorch's log(1 + e^-|x|) rounds them to 0.
-double bce_loss(double x, double y, double p) {
-  double loss = std::max(x, 0.0) - x * y + std::log1p(std::exp(-std::abs(x)));
-  if (p != 1.0) loss += (p - 1.0) * y * softplus(-x);
-  return loss;
-}
+/// -(p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), with pos_weight p, in PyTorch's form
+/// (1 - y) x + (1 + (p - 1) y) softplus(-x): it gives PyTorch's answers at infinite logits too
+/// (inf for x = inf, y = 0; nan for x = -inf, y = 1). log1p inside softplus keeps tiny losses
+/// exact where PyTorch's log(1 + e^-|x|) rounds them to 0.
+double bce_loss(double x, double y, double p) { return (1.0 - y) * x + (1.0 + (p - 1.0) * y) * softplus(-x); }
 
 /// d bce_loss / dx = sigmoid(x) - y, plus (p - 1) y (sigmoid(x) - 1) with pos_weight p.
 double bce_grad_input(double x, double y, double p) {

@@ -27,7 +27,7 @@ double accumulate_norm(const std::vector<Tensor>& grads, double norm_type) {
       for (int64_t i = 0; i < grad_numel; ++i) {
         const double a = std::abs(static_cast<double>(g[i]));
         if (infinity) {
-          if (!(a <= total)) total = a;
+          if (std::isnan(a) || a > total) total = a;  // once nan, it stays nan: the norm of a set holding nan
         } else if (norm_type == 2) {
           total += a * a;
         } else {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ class Optimizer {
   double lr() const { return lr_; }
   /// Throws std::invalid_argument for a negative or NaN lr.
   void set_lr(double lr);
+  /// The lr when the first scheduler was built on this optimizer, unset before (PyTorch's
+  /// `param_groups[0]["initial_lr"]`). Every scheduler starts from it, so a second scheduler is
+  /// not misled by the lr the first one has already changed.
+  std::optional<double> initial_lr() const { return initial_lr_; }
+  /// Records the initial lr if none is recorded yet (`group.setdefault("initial_lr", lr)`).
+  void set_initial_lr_once(double lr) {
+    if (!initial_lr_) initial_lr_ = lr;
+  }
 
   /// The parameters, in the order given to the constructor (`param_groups[0]["params"]`).
   const std::vector<Tensor>& parameters() const { return params_; }
@@ -88,6 +97,7 @@ class Optimizer {
   std::vector<Tensor> params_;
   std::vector<ParamState> state_;  ///< state_[i] belongs to params_[i]
   double lr_;
+  std::optional<double> initial_lr_;  ///< set by the first scheduler (initial_lr())
   std::string name_;
 };
 

@@ -14,7 +14,13 @@ namespace minigrad::optim {
 
 using detail::check;
 
-LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer), base_lr_(optimizer.lr()) {}
+// The base lr is the optimizer's initial lr, which the first scheduler built records: PyTorch's
+// group.setdefault("initial_lr", lr), then base_lrs = initial_lr. A second scheduler built after a
+// LinearLR, whose constructor has already scaled the lr, still starts from the lr the user gave.
+LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer), base_lr_(0) {
+  optimizer.set_initial_lr_once(optimizer.lr());
+  base_lr_ = *optimizer.initial_lr();
+}
 
 void LRScheduler::step() {
   ++last_epoch_;

@@ -30,15 +30,16 @@ class LRScheduler {
   int64_t last_epoch() const { return last_epoch_; }
 
  protected:
-  /// Remembers the optimizer's current lr as the base lr (`base_lrs`); the subclass's
-  /// constructor then calls step() once, as PyTorch's constructor does.
+  /// Takes the optimizer's initial lr as the base lr (`base_lrs`), recording the current lr as the
+  /// initial one if no scheduler has yet; the subclass's constructor then calls step() once, as
+  /// PyTorch's constructor does.
   explicit LRScheduler(Optimizer& optimizer);
   /// The lr for epoch last_epoch() from the optimizer's current lr (PyTorch's `get_lr`).
   virtual double get_lr() const = 0;
 
   /// The optimizer whose lr is set; must outlive the scheduler.
   Optimizer& optimizer_;
-  /// The optimizer's lr when the scheduler was built (`base_lrs[0]`).
+  /// The optimizer's lr when its first scheduler was built (`base_lrs[0]`).
   double base_lr_;
   /// Steps taken so far (`last_epoch`); -1 until the constructor's step.
   int64_t last_epoch_ = -1;

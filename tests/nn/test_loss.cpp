@@ -558,6 +558,17 @@ BOOST_AUTO_TEST_CASE(bce_with_logits_backward_uses_the_pos_weight_of_its_forward
   BOOST_TEST(x.grad().item<double>() == -1.0, boost::test_tools::tolerance(1e-6));
 }
 
+// Regression: x = inf with y = 0 gave nan (inf - inf * 0) where PyTorch gives inf; x = -inf with y = 1
+// gave inf where PyTorch gives nan (its (1 - y) x is 0 * -inf). Values from PyTorch 1.13.
+BOOST_AUTO_TEST_CASE(bce_with_logits_at_infinite_logits_matches_pytorch) {
+  const std::vector<float> loss =
+      F::binary_cross_entropy_with_logits(tensor({INFINITY, -INFINITY}), tensor({0.0, 1.0}),
+                                          {.reduction = nn::Reduction::None})
+          .to_vector<float>();
+  BOOST_TEST(loss[0] == INFINITY);
+  BOOST_TEST(std::isnan(loss[1]));
+}
+
 BOOST_AUTO_TEST_CASE(a_loss_module_called_with_one_tensor_throws_logic_error) {
   nn::MSELoss mse;
   nn::Module& module = mse;

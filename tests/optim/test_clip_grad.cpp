@@ -63,6 +63,18 @@ BOOST_AUTO_TEST_CASE(a_three_four_gradient_is_scaled_to_length_one) {
   BOOST_TEST(p.grad().at({1}) == 4.0 / (5.0 + 1e-6));
 }
 
+// Regression: under the infinity norm a nan was replaced by the next larger |g|, so the norm came out
+// 3 and the gradients were scaled as if finite. PyTorch's infinity norm of a set holding nan is nan,
+// and every gradient is then multiplied by a nan coefficient.
+BOOST_AUTO_TEST_CASE(a_nan_gradient_makes_the_infinity_norm_nan) {
+  Tensor a = minigrad::zeros({2}, {.requires_grad = true}), b = minigrad::zeros({1}, {.requires_grad = true});
+  a.set_grad(minigrad::tensor({std::nan(""), 3.0}));
+  b.set_grad(minigrad::tensor({2.0}));
+  BOOST_TEST(std::isnan(clip_grad_norm_({a, b}, 1.0, INFINITY)));
+  for (const Tensor& p : {a, b})
+    for (float g : p.grad().to_vector<float>()) BOOST_TEST(std::isnan(g));
+}
+
 BOOST_AUTO_TEST_CASE(no_gradient_at_all_gives_a_total_norm_of_zero) {
   Tensor p = minigrad::zeros({2}, {.requires_grad = true});
   BOOST_TEST(clip_grad_norm_({p}, 1.0) == 0.0);

@@ -153,6 +153,31 @@ def scheduler_case(name, scheduler_name, args, base_lr=0.1, steps=12):
     return {"name": name, "scheduler": scheduler_name, "args": args, "base_lr": base_lr, "lrs": lrs}
 
 
+def chained_scheduler_case(name, schedulers, base_lr=0.1, steps=25):
+    """Several schedulers on one optimizer, each stepped in the order built (PyTorch's chaining);
+    every scheduler after the first starts from the group's initial_lr, not from the lr the ones
+    before it have already changed."""
+    p = torch.zeros(1, requires_grad=True)
+    optimizer = torch.optim.SGD([p], lr=base_lr)
+    built = [getattr(torch.optim.lr_scheduler, kind)(optimizer, **args) for kind, args in schedulers]
+    lrs = [optimizer.param_groups[0]["lr"]]
+    for _ in range(steps):
+        optimizer.step()
+        for scheduler in built:
+            scheduler.step()
+        lrs.append(optimizer.param_groups[0]["lr"])
+    return {"name": name, "schedulers": [{"scheduler": kind, "args": args} for kind, args in schedulers],
+            "base_lr": base_lr, "lrs": lrs}
+
+
+def chained_scheduler_cases():
+    return [
+        chained_scheduler_case("linear_warmup_then_cosine_annealing",
+                               [("LinearLR", {"start_factor": 0.5, "end_factor": 1.0, "total_iters": 3}),
+                                ("CosineAnnealingLR", {"T_max": 4, "eta_min": 0.01})]),
+    ]
+
+
 def scheduler_cases():
     return [
         scheduler_case("step_lr_halves_every_three_steps", "StepLR", {"step_size": 3, "gamma": 0.5}),
@@ -202,6 +227,7 @@ def main():
         "defaults": defaults(),
         "optimizers": optimizer_cases(),
         "schedulers": scheduler_cases(),
+        "chained_schedulers": chained_scheduler_cases(),
         "clip_grad_norm": clip_cases(),
     }
     print("wrote", write_json(OUT, data))
