@@ -26,12 +26,16 @@ class Progress {
   /// With `tokens_per_step` above 0 (B * T for a language model) the line reads
   /// "step 120/5000  loss 2.4567  143 ms/step  14,300 tok/s  11m 38s left" (time spent between
   /// the steps, evaluations say, counts in the average).
-  Progress(int64_t first_step, int64_t total_steps, int64_t every, int64_t tokens_per_step = 0)
+  /// `stream` is where the line goes: stdout, or stderr to keep stdout for the program's own
+  /// output (as tqdm does).
+  Progress(int64_t first_step, int64_t total_steps, int64_t every, int64_t tokens_per_step = 0,
+           std::FILE* stream = stdout)
       : first_step_(first_step),
         total_steps_(total_steps),
         every_(every < 1 ? 1 : every),
         tokens_per_step_(tokens_per_step),
-        terminal_(isatty(fileno(stdout)) != 0),
+        stream_(stream),
+        terminal_(isatty(fileno(stream)) != 0),
         start_(Clock::now()),
         last_print_(start_ - std::chrono::seconds(1)) {}  // the first step prints at once
 
@@ -41,19 +45,21 @@ class Progress {
     const bool last = step == total_steps_;
     if (terminal_) {
       if (!last && now - last_print_ < std::chrono::milliseconds(100)) return;
-      std::printf("\r%-60s", line(step, loss).c_str());  // padded: a shorter line covers a longer one
+      std::fprintf(stream_, "\r%-60s", line(step, loss).c_str());  // padded: a shorter line covers a longer one
+      in_place_ = true;
     } else {
       if (!last && step % every_ != 0) return;
-      std::printf("%s\n", line(step, loss).c_str());
+      std::fprintf(stream_, "%s\n", line(step, loss).c_str());
     }
-    std::fflush(stdout);
+    std::fflush(stream_);
     last_print_ = now;
   }
 
   /// Ends the in-place line, so what follows starts on a line of its own.
   void finish() {
-    if (terminal_) std::printf("\n");
-    std::fflush(stdout);
+    if (terminal_ && in_place_) std::fprintf(stream_, "\n");
+    in_place_ = false;
+    std::fflush(stream_);
   }
 
   /// Seconds since this Progress was made.
@@ -83,7 +89,9 @@ class Progress {
   int64_t total_steps_;
   int64_t every_;
   int64_t tokens_per_step_;
+  std::FILE* stream_;
   bool terminal_;
+  bool in_place_ = false;  // a line is shown on the terminal, to be ended by finish()
   Clock::time_point start_;
   Clock::time_point last_print_;
 };
