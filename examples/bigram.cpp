@@ -72,15 +72,16 @@ int main(int argc, char** argv) try {
   int threads = 0;
   std::string input = MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt";
   CLI::App app{"bigram: the course's bigram language model on tiny Shakespeare (bigram.py in C++)"};
-  app.add_option("--batch-size", batch_size, "sequences per batch")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--block-size", block_size, "tokens per sequence")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--max-iters", max_iters, "training steps")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--eval-interval", eval_interval, "steps between evaluations")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--learning-rate", learning_rate, "AdamW's lr")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(CLI::PositiveNumber)->capture_default_str();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one counts
+  app.add_option("--batch-size", batch_size, "sequences per batch")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--block-size", block_size, "tokens per sequence")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--max-iters", max_iters, "training steps")->check(support::at_least(0))->capture_default_str();
+  app.add_option("--eval-interval", eval_interval, "steps between evaluations")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--learning-rate", learning_rate, "AdamW's lr")->check(support::above_zero())->capture_default_str();
+  app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(support::at_least(1))->capture_default_str();
   app.add_option("--seed", seed, "torch.manual_seed")->capture_default_str();
-  app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(support::at_least(0))->capture_default_str();
+  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")->check(support::at_least(0));
   app.add_option("--input", input, "the text to learn")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   support::set_threads(threads);

@@ -26,6 +26,7 @@
 #include "data/text.hpp"
 #include "examples/support/progress.hpp"
 #include "examples/support/run_state.hpp"
+#include "nn/activation.hpp"
 #include "nn/dropout.hpp"
 #include "nn/embedding.hpp"
 #include "nn/functional.hpp"
@@ -233,19 +234,20 @@ struct Run {
 };
 
 void add_flags(CLI::App& app, Config& c, Run& run) {
-  app.add_option("--batch-size", c.batch_size, "sequences per batch")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--block-size", c.block_size, "context length")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--max-iters", c.max_iters, "training steps")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--eval-interval", c.eval_interval, "steps between evaluations")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--eval-iters", c.eval_iters, "batches per evaluation")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--learning-rate", c.learning_rate, "AdamW's lr")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--n-embd", c.n_embd, "embedding width C")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--n-head", c.n_head, "attention heads per block")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--n-layer", c.n_layer, "blocks")->check(CLI::PositiveNumber)->capture_default_str();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one counts
+  app.add_option("--batch-size", c.batch_size, "sequences per batch")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--block-size", c.block_size, "context length")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--max-iters", c.max_iters, "training steps")->check(support::at_least(0))->capture_default_str();
+  app.add_option("--eval-interval", c.eval_interval, "steps between evaluations")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--eval-iters", c.eval_iters, "batches per evaluation")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--learning-rate", c.learning_rate, "AdamW's lr")->check(support::above_zero())->capture_default_str();
+  app.add_option("--n-embd", c.n_embd, "embedding width C")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--n-head", c.n_head, "attention heads per block")->check(support::at_least(1))->capture_default_str();
+  app.add_option("--n-layer", c.n_layer, "blocks")->check(support::at_least(1))->capture_default_str();
   app.add_option("--dropout", c.dropout, "dropout probability")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   app.add_option("--seed", run.seed, "torch.manual_seed")->capture_default_str();
-  app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")->check(CLI::NonNegativeNumber)->capture_default_str();
-  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")->check(support::at_least(0))->capture_default_str();
+  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")->check(support::at_least(0));
   app.add_option("--input", run.input, "the text to learn")->capture_default_str();
   app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)");
   app.add_option("--checkpoint", run.checkpoint, "written at every evaluation and at the end")->capture_default_str();
@@ -352,6 +354,7 @@ int main(int argc, char** argv) try {
       std::fflush(stderr);
       std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter), losses["train"],
                   losses["val"]);
+      std::fflush(stdout);  // a log shows each evaluation as it happens
       history.eval_steps.push_back(static_cast<double>(iter));
       history.eval_train.push_back(losses["train"]);
       history.eval_val.push_back(losses["val"]);

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -41,6 +42,35 @@ inline void set_threads(int threads) {
   if (threads <= 0) return;
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(threads);
   if (bli_thread_set_num_threads != nullptr) bli_thread_set_num_threads(threads);
+}
+
+/// A flag's check: a whole number of at least `least` ("--n-embd: needs a whole number of at
+/// least 1, got 0").
+inline CLI::Validator at_least(int64_t least) {
+  return CLI::Validator(
+      [least](std::string& text) -> std::string {
+        try {
+          size_t used = 0;
+          if (std::stoll(text, &used) >= least && used == text.size()) return "";
+        } catch (const std::exception&) {
+        }
+        return "needs a whole number of at least " + std::to_string(least) + ", got '" + text + "'";
+      },
+      ">=" + std::to_string(least));
+}
+
+/// A flag's check: a number above 0 ("--learning-rate: needs a number above 0, got '0'").
+inline CLI::Validator above_zero() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          size_t used = 0;
+          if (std::stod(text, &used) > 0 && used == text.size()) return "";
+        } catch (const std::exception&) {
+        }
+        return "needs a number above 0, got '" + text + "'";
+      },
+      ">0");
 }
 
 /// The course's text at `path` (data::read_text), or an error saying where the file comes from.
@@ -146,7 +176,17 @@ inline int64_t load_checkpoint(const std::string& path, minigrad::nn::Module& mo
   try {
     model.load_state_dict(model_state);
   } catch (const std::invalid_argument& error) {
-    throw std::invalid_argument(path + " holds another model configuration: " + error.what());
+    // The message lists every tensor that differs; the first three say enough.
+    std::string problems = error.what();
+    size_t cut = 0;
+    int shown = 0;
+    while (shown < 3 && (cut = problems.find("; ", cut + 1)) != std::string::npos) ++shown;
+    if (cut != std::string::npos) {
+      int more = 0;
+      for (size_t at = cut; (at = problems.find("; ", at + 1)) != std::string::npos;) ++more;
+      problems = problems.substr(0, cut) + "; and " + std::to_string(more + 1) + " more";
+    }
+    throw std::invalid_argument(path + " holds another model configuration: " + problems);
   }
   optimizer.load_state_dict(optimizer_state);
   minigrad::set_rng_state(rng_state);

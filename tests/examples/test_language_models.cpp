@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -131,6 +133,40 @@ void check_losses(const std::vector<double>& got, const json& want_json) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  std::string line;
+  while (std::getline(stream, line)) lines.push_back(line);
+  return lines;
+}
+
+// After training steps, an evaluation line holds means of losses that may differ from PyTorch's in
+// the fifth significant digit (the 1e-4 of the losses), which its fourth decimal can show: each
+// number within 1e-4 relative plus one unit of the last printed digit. Every other line, the
+// step-0 evaluation and the generated text included, is compared exactly.
+void check_printed_after_training(const std::string& got, const json& want_run) {
+  const std::vector<std::string> got_lines = split_lines(got);
+  const std::vector<std::string> want_lines = split_lines(printed(want_run));
+  BOOST_TEST_REQUIRE(got_lines.size() == want_lines.size(), got);
+  const std::regex evaluation(R"(step (\d+): train loss ([0-9.]+), val loss ([0-9.]+))");
+  for (size_t i = 0; i < got_lines.size(); ++i) {
+    std::smatch g;
+    std::smatch w;
+    const bool later_evaluation = std::regex_match(want_lines[i], w, evaluation) && w[1] != "0" &&
+                                  std::regex_match(got_lines[i], g, evaluation);
+    if (!later_evaluation) {
+      BOOST_TEST(got_lines[i] == want_lines[i]);
+      continue;
+    }
+    BOOST_TEST(g[1] == w[1]);
+    for (int k : {2, 3}) {
+      const double a = std::stod(g[k]), b = std::stod(w[k]);
+      BOOST_TEST(std::abs(a - b) <= 1e-4 * b + 1e-4, got_lines[i] << " vs PyTorch's " << want_lines[i]);
+    }
+  }
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(language_models)
@@ -206,7 +242,7 @@ BOOST_AUTO_TEST_CASE(course_size_gpt_gives_pytorchs_first_50_losses_with_dropout
   const Run run = run_example("gpt", flags(want) + " --print-losses", folder);
   BOOST_TEST_REQUIRE(run.status == 0, run.errors);
   check_losses(run.losses, want.at("losses"));
-  BOOST_TEST(run.output == printed(want));  // step 0 and step 49 lines, then the text
+  check_printed_after_training(run.output, want);  // step 0 and step 49 lines, then the text
 }
 
 BOOST_AUTO_TEST_CASE(a_run_stopped_at_a_checkpoint_and_resumed_prints_what_the_uninterrupted_run_prints) {
