@@ -70,7 +70,7 @@ int main(int argc, char** argv) try {
   uint64_t seed = 1337;
   int64_t max_new_tokens = 500;
   int threads = 0;
-  std::string input = MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt";
+  std::string input = MINIGRAD_DATA_DIR "/tinyshakespeare.txt";
   CLI::App app{"bigram: the course's bigram language model on tiny Shakespeare (bigram.py in C++)"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one counts
   app.add_option("--batch-size", batch_size, "sequences per batch")->check(support::at_least(1))->capture_default_str();

@@ -222,7 +222,7 @@ struct Run {
   uint64_t seed = 1337;
   int64_t max_new_tokens = 500;
   int threads = 0;
-  std::string input = MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt";
+  std::string input = MINIGRAD_DATA_DIR "/tinyshakespeare.txt";
   std::string prompt = "\n";  // the course's context torch.zeros((1, 1)): token 0, a newline
   std::string checkpoint = "gpt.safetensors";
   bool resume = false;

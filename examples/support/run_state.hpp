@@ -26,7 +26,7 @@
 #include "data/text.hpp"
 #include "examples/support/plot.hpp"
 #include "nn/module.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 #include "optim/optimizer.hpp"
 
 // OpenBLAS's and BLIS's own calls to set their thread count; declared weak, so whichever library

@@ -26,7 +26,7 @@
 
 #include "autograd/tensor.hpp"
 #include "fixture.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
 using namespace minigrad;
 using nlohmann::json;
