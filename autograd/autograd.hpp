@@ -11,6 +11,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/graph.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
 #include "autograd/storage.hpp"
 #include "autograd/tensor.hpp"

@@ -21,6 +21,7 @@
 #include "nn/data.hpp"
 #include "nn/datasets.hpp"
 #include "nn/dropout.hpp"
+#include "nn/embedding.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/flatten.hpp"
 #include "nn/functional.hpp"
