@@ -213,7 +213,8 @@ Tensor var(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = fa
 ///@{
 /// Standard deviation, the square root of var, with var's arguments, dtypes and errors
 /// (`torch.std`): `minigrad::std(x, 1)` or `x.std(1)`. The function named std never hides the
-/// namespace std: `std::vector` still means the standard one, also after `using namespace minigrad`.
+/// namespace std (`std::vector` still means the standard one, also after `using namespace
+/// minigrad`), but after that using-directive a bare `std(x)` is ambiguous: qualify it.
 Tensor std(const Tensor& a);
 Tensor std(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
