@@ -97,7 +97,8 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options = 
 /// 5 classes`.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyLossOptions options = {});
 
-// nll_loss: loss = -w_t input[t] (w = 1 without class weights);  grad_input = -grad w_t at t, 0 at the other classes
+// nll_loss: loss = -w_t input[t] (w = 1 without class weights);  grad_input = -grad w_t at t, 0 at the other
+// classes
 /// Negative log likelihood of log-probabilities (`F.nll_loss`): loss = -weight[target] *
 /// input[target]; Mean divides by the sum of weight[target] over the counted targets (their
 /// number without weights). cross_entropy(x, t) is nll_loss(log_softmax(x, 1), t). Shapes,

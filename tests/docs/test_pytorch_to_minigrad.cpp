@@ -341,7 +341,8 @@ BOOST_AUTO_TEST_CASE(loss_spellings_run) {
   BOOST_TEST(F::nll_loss(log_softmax(logits, 1), labels).item<double>() == log4,
              boost::test_tools::tolerance(1e-6));
   const Tensor w = tensor({1, 1, 1, 2});
-  const Tensor per_row = F::cross_entropy(logits, labels, {.weight = w, .reduction = nn::Reduction::None, .ignore_index = 0});
+  const Tensor per_row =
+      F::cross_entropy(logits, labels, {.weight = w, .reduction = nn::Reduction::None, .ignore_index = 0});
   BOOST_TEST(per_row.allclose(tensor({0, 2 * log4}), 1e-6, 1e-6));  // label 0 ignored, label 3 weighted 2
   {
     const int64_t B = 1, T = 2, C = 4;
