@@ -60,8 +60,8 @@ Tensor dropout(const Tensor& input, double p, bool training, Generator& generato
 /// is not the input's last dims (`layer_norm: normalized_shape [128] does not match input [2, 3,
 /// 64]: expected input of shape [*, 128]`), a weight or bias of another shape or dtype, integer
 /// dtypes, or eps < 0.
-Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& weight = {},
-                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight = {}, const Tensor& bias = {}, double eps = 1e-5);
 
 /// `F.softmax(x, dim)`, `F.log_softmax(x, dim)` and `F.relu(x)`: the ops of autograd/ops.hpp
 /// under their F. names (the same functions, so `softmax` and `F::softmax` never clash).
