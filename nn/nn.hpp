@@ -28,6 +28,7 @@
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/module.hpp"
+#include "nn/module_list.hpp"
 #include "nn/parity.hpp"
 #include "nn/sequential.hpp"
 #include "nn/serialize.hpp"

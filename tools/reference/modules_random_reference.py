@@ -223,7 +223,7 @@ def module_case():
     names = {id(m): name for name, m in model.named_modules()}
     visits = []
     model.apply(lambda m: visits.append(names[id(m)]))
-    built = model.state_dict()
+    built = {name: t.clone() for name, t in model.state_dict().items()}  # state_dict() shares the data
     model.apply(Model.init_weights)
     state = model.state_dict()
     doubled = Model().double().state_dict()
