@@ -15,13 +15,15 @@ namespace minigrad {
 // Seeding fills the words by the standard recurrence from the low 32 bits of the seed and leaves
 // them untwisted (left = 1, next = 0): the first draw twists. random64() is two words, the first
 // as the high half (CPUGeneratorImpl.cpp, make64BitsFrom32Bits).
+/// The 32-bit Mersenne Twister in at::mt19937's form: 624 words, `left` and `next`.
 struct Generator::Engine {
-  static constexpr int n = 624;  // words of state
-  static constexpr int m = 397;  // the twist's middle offset
-  uint32_t state[n] = {};
-  int32_t left = 1;
-  uint32_t next = 0;
+  static constexpr int n = 624;  ///< words of state
+  static constexpr int m = 397;  ///< the twist's middle offset
+  uint32_t state[n] = {};        ///< the words
+  int32_t left = 1;              ///< draws until the next twist, plus one
+  uint32_t next = 0;             ///< the word the next draw reads
 
+  /// Fills the words from `seed` by the standard recurrence; the first draw twists.
   void seed(uint32_t seed) {
     state[0] = seed;
     for (int j = 1; j < n; ++j) state[j] = 1812433253u * (state[j - 1] ^ (state[j - 1] >> 30)) + j;
@@ -29,12 +31,13 @@ struct Generator::Engine {
     next = 0;
   }
 
-  // Word j becomes word j + m mixed with the top bit of word j and the low bits of word j + 1.
+  /// Word j becomes word j + m mixed with the top bit of word j and the low bits of word j + 1.
   static uint32_t mix(uint32_t far, uint32_t here, uint32_t after) {
     const uint32_t y = (here & 0x80000000u) | (after & 0x7FFFFFFFu);
     return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908B0DFu : 0u);
   }
 
+  /// Renews all 624 words.
   void twist() {
     for (int j = 0; j < n - m; ++j) state[j] = mix(state[j + m], state[j], state[j + 1]);
     for (int j = n - m; j < n - 1; ++j) state[j] = mix(state[j + m - n], state[j], state[j + 1]);
@@ -43,6 +46,7 @@ struct Generator::Engine {
     next = 0;
   }
 
+  /// The next tempered 32-bit output.
   uint32_t operator()() {
     if (--left == 0) twist();
     uint32_t y = state[next++];
