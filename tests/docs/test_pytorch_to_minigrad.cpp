@@ -570,6 +570,20 @@ BOOST_AUTO_TEST_CASE(data_spellings_run) {
     BOOST_TEST((x.shape() == Shape{200, 2} && y.sum().item<int64_t>() == 100));
   }
   BOOST_TEST((data::read_csv("assets/iris.csv", {.skip_header = true}).shape() == Shape{150, 5}));
+
+  std::string text = data::read_text("assets/tinyshakespeare.txt");
+  data::CharVocab vocab(text);
+  BOOST_TEST(vocab.size() == 65);
+  BOOST_TEST(vocab.chars().substr(0, 3) == "\n !");  // newline, space, '!': the smallest bytes
+  BOOST_TEST(vocab.encode("hii") == (std::vector<int64_t>{46, 47, 47}), boost::test_tools::per_element());
+  BOOST_TEST(vocab.decode(std::vector<int64_t>{46, 47}) == "hi");
+  Tensor train_data = vocab.encode_tensor(text);
+  BOOST_TEST(train_data.size(0) == 1115394);
+  {
+    auto [x, y] = data::get_batch(train_data, 32, 8);
+    BOOST_TEST((x.shape() == Shape{32, 8}));
+    BOOST_TEST(equal(x.slice(1, 1, 8), y.slice(1, 0, 7)));  // y is x one token later
+  }
 }
 
 // ==== table: Checkpoints ====
