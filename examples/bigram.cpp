@@ -28,6 +28,8 @@
 using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: idx[:, -1, :] is idx.index({Slice(), -1, Slice()})
 namespace F = minigrad::nn::functional;
+using support::above_zero;  // the checks of the flags
+using support::at_least;
 
 class BigramLanguageModel : public nn::Module {
  public:
@@ -72,17 +74,18 @@ int main(int argc, char** argv) try {
   int threads = 0;
   std::string input = MINIGRAD_DATA_DIR "/tinyshakespeare.txt";
   CLI::App app{"bigram: the course's bigram language model on tiny Shakespeare (bigram.py in C++)"};
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one counts
-  app.add_option("--batch-size", batch_size, "sequences per batch")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--block-size", block_size, "tokens per sequence")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--max-iters", max_iters, "training steps")->check(support::at_least(0))->capture_default_str();
-  app.add_option("--eval-interval", eval_interval, "steps between evaluations")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--learning-rate", learning_rate, "AdamW's lr")->check(support::above_zero())->capture_default_str();
-  app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--seed", seed, "torch.manual_seed")->capture_default_str();
-  app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(support::at_least(0))->capture_default_str();
-  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")->check(support::at_least(0));
-  app.add_option("--input", input, "the text to learn")->capture_default_str();
+  // As argparse: a flag given twice takes its last value; --help shows the defaults.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->always_capture_default();
+  app.add_option("--batch-size", batch_size, "sequences per batch")->check(at_least(1));
+  app.add_option("--block-size", block_size, "tokens per sequence")->check(at_least(1));
+  app.add_option("--max-iters", max_iters, "training steps")->check(at_least(0));
+  app.add_option("--eval-interval", eval_interval, "steps between evaluations")->check(at_least(1));
+  app.add_option("--learning-rate", learning_rate, "AdamW's lr")->check(above_zero());
+  app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(at_least(1));
+  app.add_option("--seed", seed, "torch.manual_seed");
+  app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(at_least(0));
+  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")->check(at_least(0));
+  app.add_option("--input", input, "the text to learn");
   CLI11_PARSE(app, argc, argv);
   support::set_threads(threads);
 

@@ -41,6 +41,8 @@
 using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: tril[:T, :T] is tril.index({Slice(None, T), Slice(None, T)})
 namespace F = minigrad::nn::functional;
+using support::above_zero;  // the checks of the flags
+using support::at_least;
 
 // hyperparameters: the course's size, each a flag of the same name (--n-embd 64)
 struct Config {
@@ -234,26 +236,27 @@ struct Run {
 };
 
 void add_flags(CLI::App& app, Config& c, Run& run) {
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // as argparse: the last one counts
-  app.add_option("--batch-size", c.batch_size, "sequences per batch")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--block-size", c.block_size, "context length")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--max-iters", c.max_iters, "training steps")->check(support::at_least(0))->capture_default_str();
-  app.add_option("--eval-interval", c.eval_interval, "steps between evaluations")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--eval-iters", c.eval_iters, "batches per evaluation")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--learning-rate", c.learning_rate, "AdamW's lr")->check(support::above_zero())->capture_default_str();
-  app.add_option("--n-embd", c.n_embd, "embedding width C")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--n-head", c.n_head, "attention heads per block")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--n-layer", c.n_layer, "blocks")->check(support::at_least(1))->capture_default_str();
-  app.add_option("--dropout", c.dropout, "dropout probability")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  app.add_option("--seed", run.seed, "torch.manual_seed")->capture_default_str();
-  app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")->check(support::at_least(0))->capture_default_str();
-  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")->check(support::at_least(0));
-  app.add_option("--input", run.input, "the text to learn")->capture_default_str();
+  // As argparse: a flag given twice takes its last value; --help shows the defaults.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->always_capture_default();
+  app.add_option("--batch-size", c.batch_size, "sequences per batch")->check(at_least(1));
+  app.add_option("--block-size", c.block_size, "context length")->check(at_least(1));
+  app.add_option("--max-iters", c.max_iters, "training steps")->check(at_least(0));
+  app.add_option("--eval-interval", c.eval_interval, "steps between evaluations")->check(at_least(1));
+  app.add_option("--eval-iters", c.eval_iters, "batches per evaluation")->check(at_least(1));
+  app.add_option("--learning-rate", c.learning_rate, "AdamW's lr")->check(above_zero());
+  app.add_option("--n-embd", c.n_embd, "embedding width C")->check(at_least(1));
+  app.add_option("--n-head", c.n_head, "attention heads per block")->check(at_least(1));
+  app.add_option("--n-layer", c.n_layer, "blocks")->check(at_least(1));
+  app.add_option("--dropout", c.dropout, "dropout probability")->check(CLI::Range(0.0, 1.0));
+  app.add_option("--seed", run.seed, "torch.manual_seed");
+  app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")->check(at_least(0));
+  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")->check(at_least(0));
+  app.add_option("--input", run.input, "the text to learn");
   app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)");
-  app.add_option("--checkpoint", run.checkpoint, "written at every evaluation and at the end")->capture_default_str();
+  app.add_option("--checkpoint", run.checkpoint, "written at every evaluation and at the end");
   app.add_flag("--resume", run.resume, "continue from --checkpoint");
-  app.add_option("--plot", run.plot, "the loss curve (SVG)")->capture_default_str();
-  app.add_option("--output", run.output, "the generated text")->capture_default_str();
+  app.add_option("--plot", run.plot, "the loss curve (SVG)");
+  app.add_option("--output", run.output, "the generated text");
   app.add_flag("--eval-mode", run.eval_mode, "generate with dropout off (gpt.py generates in training mode)");
   app.add_flag("--print-losses", run.print_losses, "print every training batch's loss");
   app.add_option("--stop-at", run.stop_at, "end after the checkpoint of the evaluation at this step (--resume goes on)");
