@@ -24,7 +24,10 @@
 #include <string>
 #include <vector>
 
+#include "autograd/ops.hpp"
+#include "autograd/random.hpp"
 #include "autograd/tensor.hpp"
+#include "data/text.hpp"
 #include "fixture.hpp"
 #include "io/safetensors.hpp"
 
@@ -217,6 +220,24 @@ BOOST_AUTO_TEST_CASE(untrained_gpt_has_pytorchs_parameters_and_generates_its_tex
   }
   BOOST_TEST(count == want.at("parameters").get<int64_t>());
   BOOST_TEST(count == 816705);
+
+  // Its generator state is PyTorch's after the initialisation: drawn from it, the first batches
+  // (the step-0 evaluation's) start where PyTorch's start.
+  auto state = std::find_if(saved.begin(), saved.end(), [](const auto& entry) { return entry.first == "rng_state"; });
+  BOOST_TEST_REQUIRE((state != saved.end()));
+  set_rng_state(state->second);
+  const std::string text = data::read_text(std::string(MINIGRAD_SOURCE_DIR) + "/assets/tinyshakespeare.txt");
+  data::CharVocab vocab(text);
+  const Tensor tokens = vocab.encode_tensor(text);
+  const Tensor train_data = tokens.slice(0, 0, tokens.size(0) * 9 / 10);
+  for (const json& batch : gpt_run("course_50").at("batches")) {
+    BOOST_TEST_REQUIRE(batch.at("split") == "train");
+    auto [x, y] = data::get_batch(train_data, 32, 64);
+    const auto ix = batch.at("ix").get<std::vector<int64_t>>();
+    for (int64_t b = 0; b < 32; ++b) {
+      BOOST_TEST(equal(x[b], train_data.slice(0, ix[b], ix[b] + 64)), "batch row " << b << " does not start at " << ix[b]);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(untrained_gpt_generates_pytorchs_text_in_eval_mode) {
