@@ -223,7 +223,8 @@ BOOST_AUTO_TEST_CASE(untrained_gpt_has_pytorchs_parameters_and_generates_its_tex
 
   // Its generator state is PyTorch's after the initialisation: drawn from it, the first batches
   // (the step-0 evaluation's) start where PyTorch's start.
-  auto state = std::find_if(saved.begin(), saved.end(), [](const auto& entry) { return entry.first == "rng_state"; });
+  auto state =
+      std::find_if(saved.begin(), saved.end(), [](const auto& entry) { return entry.first == "rng_state"; });
   BOOST_TEST_REQUIRE((state != saved.end()));
   set_rng_state(state->second);
   const std::string text = data::read_text(std::string(MINIGRAD_SOURCE_DIR) + "/assets/tinyshakespeare.txt");
@@ -235,7 +236,8 @@ BOOST_AUTO_TEST_CASE(untrained_gpt_has_pytorchs_parameters_and_generates_its_tex
     auto [x, y] = data::get_batch(train_data, 32, 64);
     const auto ix = batch.at("ix").get<std::vector<int64_t>>();
     for (int64_t b = 0; b < 32; ++b) {
-      BOOST_TEST(equal(x[b], train_data.slice(0, ix[b], ix[b] + 64)), "batch row " << b << " does not start at " << ix[b]);
+      BOOST_TEST(equal(x[b], train_data.slice(0, ix[b], ix[b] + 64)),
+                 "batch row " << b << " does not start at " << ix[b]);
     }
   }
 }
