@@ -19,6 +19,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "data/text.hpp"
+#include "examples/support/cli.hpp"
 #include "examples/support/run_state.hpp"
 #include "nn/embedding.hpp"
 #include "nn/functional.hpp"
@@ -28,8 +29,8 @@
 using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: idx[:, -1, :] is idx.index({Slice(), -1, Slice()})
 namespace F = minigrad::nn::functional;
-using support::above_zero;  // the checks of the flags
-using support::at_least;
+using support::at_least;  // the checks of the flags
+using support::positive;
 
 class BigramLanguageModel : public nn::Module {
  public:
@@ -81,7 +82,7 @@ int main(int argc, char** argv) try {
   app.add_option("--block-size", block_size, "tokens per sequence")->check(at_least(1));
   app.add_option("--max-iters", max_iters, "training steps")->check(at_least(0));
   app.add_option("--eval-interval", eval_interval, "steps between evaluations")->check(at_least(1));
-  app.add_option("--learning-rate", learning_rate, "AdamW's lr")->check(above_zero());
+  app.add_option("--learning-rate", learning_rate, "AdamW's lr")->check(positive);
   app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(at_least(1));
   app.add_option("--seed", seed, "torch.manual_seed");
   app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(at_least(0));

@@ -25,6 +25,7 @@
 #include "autograd/random.hpp"
 #include "data/text.hpp"
 #include "examples/support/progress.hpp"
+#include "examples/support/cli.hpp"
 #include "examples/support/run_state.hpp"
 #include "nn/activation.hpp"
 #include "nn/dropout.hpp"
@@ -42,8 +43,8 @@ using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: tril[:T, :T] is tril.index({Slice(None, T), Slice(None,
                                      // T)})
 namespace F = minigrad::nn::functional;
-using support::above_zero;  // the checks of the flags
-using support::at_least;
+using support::at_least;  // the checks of the flags
+using support::positive;
 
 // hyperparameters: the course's size, each a flag of the same name (--n-embd 64)
 struct Config {
@@ -247,7 +248,7 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_option("--max-iters", c.max_iters, "training steps")->check(at_least(0));
   app.add_option("--eval-interval", c.eval_interval, "steps between evaluations")->check(at_least(1));
   app.add_option("--eval-iters", c.eval_iters, "batches per evaluation")->check(at_least(1));
-  app.add_option("--learning-rate", c.learning_rate, "AdamW's lr")->check(above_zero());
+  app.add_option("--learning-rate", c.learning_rate, "AdamW's lr")->check(positive);
   app.add_option("--n-embd", c.n_embd, "embedding width C")->check(at_least(1));
   app.add_option("--n-head", c.n_head, "attention heads per block")->check(at_least(1));
   app.add_option("--n-layer", c.n_layer, "blocks")->check(at_least(1));

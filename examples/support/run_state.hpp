@@ -11,7 +11,6 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -42,35 +41,6 @@ inline void set_threads(int threads) {
   if (threads <= 0) return;
   if (openblas_set_num_threads != nullptr) openblas_set_num_threads(threads);
   if (bli_thread_set_num_threads != nullptr) bli_thread_set_num_threads(threads);
-}
-
-/// A flag's check: a whole number of at least `least` ("--n-embd: needs a whole number of at
-/// least 1, got 0").
-inline CLI::Validator at_least(int64_t least) {
-  return CLI::Validator(
-      [least](std::string& text) -> std::string {
-        try {
-          size_t used = 0;
-          if (std::stoll(text, &used) >= least && used == text.size()) return "";
-        } catch (const std::exception&) {
-        }
-        return "needs a whole number of at least " + std::to_string(least) + ", got '" + text + "'";
-      },
-      ">=" + std::to_string(least));
-}
-
-/// A flag's check: a number above 0 ("--learning-rate: needs a number above 0, got '0'").
-inline CLI::Validator above_zero() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        try {
-          size_t used = 0;
-          if (std::stod(text, &used) > 0 && used == text.size()) return "";
-        } catch (const std::exception&) {
-        }
-        return "needs a number above 0, got '" + text + "'";
-      },
-      ">0");
 }
 
 /// The course's text at `path` (data::read_text), or an error saying where the file comes from.
