@@ -63,6 +63,7 @@ int64_t inner_of(const Shape& shape, int64_t dim) {
 /// a's rows rows[0], rows[1], ... along dim.
 Tensor pick_rows(const Tensor& a, int64_t dim, const std::vector<int64_t>& rows, const Shape& out_shape) {
   Tensor out = detail::new_tensor(out_shape, a.dtype());
+  if (out.numel() == 0) return out;  // nothing to copy (and an empty tensor may have no storage)
   const int64_t outer = outer_of(a.shape(), dim), inner = inner_of(a.shape(), dim), size = a.shape()[dim];
   const auto n = static_cast<int64_t>(rows.size());
   const auto bytes = static_cast<int64_t>(element_size(a.dtype()));

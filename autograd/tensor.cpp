@@ -472,6 +472,10 @@ Tensor tensor(const NestedList& values, TensorOptions options) {
   return from_values(flat, shape, options);
 }
 
+Tensor tensor(std::initializer_list<NestedList> values, TensorOptions options) {
+  return tensor(NestedList(values), options);
+}
+
 // ---- random factories --------------------------------------------------------------------------
 
 Tensor rand(const Shape& shape, TensorOptions options) { return rand(shape, default_generator(), options); }

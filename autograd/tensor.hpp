@@ -407,7 +407,12 @@ using List3 = NestedList;
 /// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: any depth, a column vector
 /// `tensor({{0}, {1}, {1}, {0}})` included; a bare number gives a 0-d tensor. float32 unless
 /// options say otherwise. Throws std::invalid_argument for ragged rows (`{{1, 2}, {3}}`).
+///@{
 Tensor tensor(const NestedList& values, TensorOptions options = {});
+// A braced list binds here before it could bind to the std::vector overloads above (a conversion
+// to std::initializer_list wins), so `tensor({0.5, -1.0}, {.requires_grad = true})` is not ambiguous.
+Tensor tensor(std::initializer_list<NestedList> values, TensorOptions options = {});
+///@}
 
 // ---- random factories: same numbers as PyTorch's CPU generator for the same seed -------------
 

@@ -436,6 +436,11 @@ BOOST_AUTO_TEST_CASE(a_column_vector_literal_is_a_n_by_1_tensor) {
   BOOST_TEST(tensor({1, 2, 3}).shape() == Shape({3}));
   BOOST_TEST(tensor({{0}, {1}}, {.dtype = kInt64}).dtype() == kInt64);
   BOOST_TEST(tensor(2.5).dim() == 0);
+  BOOST_TEST(tensor({}).shape() == Shape({0}));
+  // A braced 1-d list with options must bind to the nested-list overload alone, not also to the
+  // std::vector ones (that was ambiguous with a single NestedList overload).
+  BOOST_TEST(tensor({0.5, -1.0, 2.0}, {.requires_grad = true}).requires_grad());
+  BOOST_TEST(tensor(List2{{1, 2}, {3, 4}}).shape() == Shape({2, 2}));
   BOOST_CHECK_EXCEPTION(tensor({{1, 2}, {3}}), std::invalid_argument, message_has({"tensor", "ragged"}));
   BOOST_CHECK_EXCEPTION(tensor({{1}, 2}), std::invalid_argument, message_has({"tensor", "ragged"}));
   BOOST_CHECK_EXCEPTION(tensor({1, {2}}), std::invalid_argument, message_has({"tensor", "ragged"}));
