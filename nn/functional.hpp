@@ -10,10 +10,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
 #include "autograd/tensor.hpp"
 
@@ -66,6 +68,20 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
 using minigrad::log_softmax;
 using minigrad::relu;
 using minigrad::softmax;
+/// As `F.embedding(input, weight, padding_idx)`: the rows of weight [V, D] picked by the int64
+/// indices `input` [...] -> [..., D]. Note the order: input first, as F.embedding, where
+/// minigrad::embedding(weight, indices) follows torch.embedding. The op, its derivative and its
+/// errors are minigrad::embedding's (autograd/ops_index.hpp). max_norm, scale_grad_by_freq and
+/// sparse are not supported.
+inline Tensor embedding(const Tensor& input, const Tensor& weight,
+                        std::optional<int64_t> padding_idx = std::nullopt) {
+  return minigrad::embedding(weight, input, padding_idx);
+}
+
+/// As `F.one_hot(tensor, num_classes)`: minigrad::one_hot (autograd/ops_index.hpp).
+inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) {
+  return minigrad::one_hot(tensor, num_classes);
+}
 
 }  // namespace minigrad::nn::functional
 
