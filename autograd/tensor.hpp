@@ -255,8 +255,9 @@ struct Node {
   Node() = default;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
-  /// Frees the chain of nodes behind this one iteratively, so dropping a 100,000-op graph cannot
-  /// overflow the stack with nested destructor calls.
+  /// Frees the nodes behind this one iteratively, so dropping a graph of any depth and shape
+  /// (chains, residual connections, an input used twice) cannot overflow the stack with nested
+  /// destructor calls.
   ~Node();
 };
 
