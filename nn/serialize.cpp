@@ -45,6 +45,9 @@ namespace {
 using nlohmann::json;
 
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // safetensors' own limit (MAX_HEADER_SIZE)
+// PyTorch's reductions refuse more than 64 dims ("only tensors with up to 64 dims are supported",
+// ATen/WrapDimUtilsMulti.h); a file with more is an attack: 50,000 dims of size 1 fit in 100 KB.
+constexpr size_t kMaxDims = 64;
 const std::string kMetadataKey = "__metadata__";
 
 // Every problem with a file is a std::runtime_error (a bad argument is a std::invalid_argument).
@@ -264,7 +267,9 @@ class PendingFile {
 class InputFile {
  public:
   InputFile(const std::string& path, std::string where) : where_(std::move(where)) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Without waiting: open() of a named pipe that nobody writes to would block forever, before
+    // the regular-file check below could refuse it.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     check_file(fd_ >= 0, where_, "cannot open the file: ", std::strerror(errno));
     struct stat info {};
     const bool stat_ok = ::fstat(fd_, &info) == 0;
@@ -371,6 +376,8 @@ Entry parse_entry(const std::string& name, const json& value, const std::string&
 
   const json& shape = value["shape"];
   check_file(shape.is_array(), where, "shape ", excerpt(shape), " is not a list");
+  check_file(shape.size() <= kMaxDims, where, "shape has ", shape.size(),
+             " dims; only tensors with up to 64 dims are supported");
   for (const json& size : shape) entry.shape.push_back(parse_count(size, where, "shape entry"));
 
   const json& offsets = value["data_offsets"];

@@ -52,7 +52,8 @@ void save_file(const Map& tensors, const std::string& path, const Metadata& meta
 /// {"dtype", "shape", "data_offsets"}; a field is missing or unknown; a dtype is not one of the four;
 /// a size is negative, not an integer or makes the element count overflow int64; data_offsets do
 /// not hold dtype size * element count bytes, run past the file, overlap, or leave a gap; a name
-/// appears twice.
+/// appears twice; a shape has more than 64 dims; the path is not a regular file (a named pipe is
+/// refused without waiting for a writer).
 nn::NamedTensors load_file(const std::string& path);
 
 /// The "__metadata__" strings of a safetensors file, empty if it has none

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -221,6 +222,52 @@ BOOST_AUTO_TEST_CASE(a_killed_saves_temporary_file_is_removed_once_unlocked_and_
                                                          ".other.safetensors.tmp-12345-0-abc",
                                                          "model.safetensors", "model.safetensors.tmp-12345"}),
              boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(load_file_of_a_named_pipe_throws_instead_of_blocking) {
+  TempFolder folder;
+  const std::string fifo = folder.file("model.safetensors");
+  BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const auto& load : std::vector<std::function<void()>>{[&] { load_file(fifo); }, [&] { load_metadata(fifo); }}) {
+    try {
+      load();
+      BOOST_ERROR("no exception thrown");
+    } catch (const std::runtime_error& error) {
+      BOOST_TEST(std::string(error.what()).find(fifo + ": not a regular file") != std::string::npos, error.what());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_shape_of_more_than_64_dims_is_refused_by_the_loader) {
+  // 50,000 dims of size 1 fit in a 100 KB file; once loaded, printing walked them recursively.
+  TempFolder folder;
+  for (const size_t dims : {64u, 65u, 50000u}) {
+    BOOST_TEST_CONTEXT(dims << " dims") {
+      std::string shape = "[1";
+      for (size_t i = 1; i < dims; ++i) shape += ",1";
+      std::string header = R"({"x":{"dtype":"F32","shape":)" + shape + R"(],"data_offsets":[0,4]}})";
+      header.append((8 - header.size() % 8) % 8, ' ');
+      std::string bytes;
+      for (int i = 0; i < 8; ++i) bytes += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+      bytes += header + std::string("\0\0\x80\x3f", 4);  // 1.0f
+      const std::string path = folder.file("deep.safetensors");
+      std::ofstream(path, std::ios::binary) << bytes;
+      if (dims == 64) {
+        const nn::NamedTensors loaded = load_file(path);
+        BOOST_TEST(loaded[0].second.dim() == 64);
+        BOOST_TEST(loaded[0].second.to_vector<float>() == std::vector<float>{1.0f}, boost::test_tools::per_element());
+        continue;
+      }
+      try {
+        load_file(path);
+        BOOST_ERROR("no exception thrown");
+      } catch (const std::runtime_error& error) {
+        const std::string expected = "tensor \"x\": shape has " + std::to_string(dims) +
+                                     " dims; only tensors with up to 64 dims are supported";
+        BOOST_TEST(std::string(error.what()).find(expected) != std::string::npos, error.what());
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
