@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -132,6 +133,7 @@ BOOST_AUTO_TEST_CASE(processes_saving_to_one_path_never_leave_a_torn_or_mixed_ch
   std::vector<pid_t> children;
   for (int id = 1; id <= kWriters; ++id) {
     const nn::NamedTensors mine = checkpoint_of(id);  // built before fork: the child only saves
+    std::cout.flush();                                 // or the child's copy of the buffer prints too
     const pid_t child = ::fork();
     BOOST_TEST_REQUIRE(child >= 0);
     if (child == 0) {
