@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
 namespace {
 
