@@ -113,21 +113,7 @@ template <typename T> const T* Tensor::data_ptr() const {
   return reinterpret_cast<const T*>(impl_->data());
 }
 
-namespace {
-// value as a T. A float that does not fit an integer T (nan, inf, out of range) throws
-// std::invalid_argument naming `op`, where a plain cast would be undefined behaviour.
-template <typename T, typename S>
-T checked_cast(S value, const char* op) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
-    // T holds [lo, hi): -2^31 to 2^31 for int, -2^63 to 2^63 for int64_t, 0 to 2^32 for unsigned
-    const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits), lo = std::is_signed_v<T> ? -hi : 0.0;
-    const auto x = static_cast<double>(value);
-    check(x >= lo && x < hi, op, ": ", value, " cannot be converted to an integer of ", sizeof(T) * 8,
-          " bits without overflow");
-  }
-  return static_cast<T>(value);
-}
-}  // namespace
+using detail::checked_cast;
 
 template <typename T> T Tensor::item() const {
   check(numel() == 1, "item: a tensor with ", numel(), " elements (shape ", shape(),
@@ -300,7 +286,9 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
     const T* b = src.data_ptr<T>();
     const T a = alpha.to<T>();
     detail::for_each_broadcast(shape(), shape(), src.shape(),
-                               [&](int64_t i, int64_t, int64_t j) { dst[i] = static_cast<T>(dst[i] + a * b[j]); });
+                               [&](int64_t i, int64_t, int64_t j) {
+                                 dst[i] = detail::wrapping_add(dst[i], detail::wrapping_mul(a, b[j]));
+                               });
   });
   detail::bump_version(*this);
   return *this;
@@ -314,7 +302,7 @@ Tensor& Tensor::mul_(Scalar factor) {
   dispatch(dtype(), [&]<typename T>() {
     T* data = data_ptr<T>();
     const T f = factor.to<T>();
-    for (int64_t i = 0; i < numel(); ++i) data[i] = static_cast<T>(data[i] * f);
+    for (int64_t i = 0; i < numel(); ++i) data[i] = detail::wrapping_mul(data[i], f);
   });
   detail::bump_version(*this);
   return *this;
@@ -362,18 +350,50 @@ Tensor arange(Scalar start, Scalar end, Scalar step) {
   return arange(start, end, step, {.dtype = all_integers ? kInt64 : kFloat32});
 }
 
+namespace {
+// arange of integers into int64, counted exactly: through a double, integers beyond 2^53 round
+// (arange(2^62, 2^62 + 3) had no elements). Spans and values are computed on uint64_t, where they
+// wrap instead of overflowing; every value lies between start and end, so it is exact.
+Tensor integer_arange(int64_t start, int64_t end, int64_t step) {
+  check(step != 0, "arange: step must be nonzero");
+  check((step > 0 && end >= start) || (step < 0 && end <= start), "arange: the step ", step,
+        " does not lead from ", start, " to ", end);
+  const uint64_t span = step > 0 ? static_cast<uint64_t>(end) - static_cast<uint64_t>(start)
+                                 : static_cast<uint64_t>(start) - static_cast<uint64_t>(end);
+  const uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : uint64_t{0} - static_cast<uint64_t>(step);
+  const uint64_t count = span / stride + (span % stride != 0 ? 1 : 0);  // ceil(span / |step|)
+  check(count <= (uint64_t{1} << 52), "arange: from ", start, " to ", end, " by ", step, " gives ", count,
+        " elements, too many to allocate");
+  const auto n = static_cast<int64_t>(count);
+  Tensor out = detail::new_tensor({n}, kInt64);
+  int64_t* data = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i)
+    data[i] = detail::wrapping_add(start, detail::wrapping_mul(i, step));
+  return out;
+}
+}  // namespace
+
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  const bool integers = start.dtype() != kFloat64 && end.dtype() != kFloat64 && step.dtype() != kFloat64;
+  if (integers && options.dtype == kInt64)
+    return with_grad(integer_arange(start.to_int64(), end.to_int64(), step.to_int64()), options);
+
   const double a = start.to_double(), b = end.to_double(), s = step.to_double();
   check(s != 0, "arange: step must be nonzero");
   check(std::isfinite(a) && std::isfinite(b), "arange: start and end must be finite");
   check((s > 0 && b >= a) || (s < 0 && b <= a), "arange: the step ", s, " does not lead from ", a, " to ", b);
+  if (options.dtype == kInt64) {  // each of the three must fit, as PyTorch checks
+    checked_cast<int64_t>(a, "arange");
+    checked_cast<int64_t>(b, "arange");
+    checked_cast<int64_t>(s, "arange");
+  }
   const double count = std::ceil((b - a) / s);
   check(count <= static_cast<double>(int64_t{1} << 52), "arange: from ", a, " to ", b, " by ", s, " gives ",
         count, " elements, too many to allocate");
   const auto n = static_cast<int64_t>(count);
   Tensor out = detail::new_tensor({n}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
-    for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = static_cast<T>(a + static_cast<double>(i) * s);
+    for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = checked_cast<T>(a + static_cast<double>(i) * s, "arange");
   });
   return with_grad(out, options);
 }
@@ -391,7 +411,7 @@ Tensor from_values(const std::vector<Source>& data, const Shape& shape, const Te
   Tensor out = detail::new_tensor(shape, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
     T* dst = out.data_ptr<T>();
-    for (size_t i = 0; i < data.size(); ++i) dst[i] = static_cast<T>(data[i]);
+    for (size_t i = 0; i < data.size(); ++i) dst[i] = checked_cast<T>(data[i], "tensor");
   });
   return with_grad(out, options);
 }

@@ -129,7 +129,9 @@ class Tensor {
   int64_t version() const;
   /// An independent copy of the data, recorded in the graph (`x.clone()`).
   Tensor clone() const;
-  /// Converted to another dtype; returns *this unchanged if it already has it (`x.to(dtype)`).
+  /// Converted to another dtype; returns *this unchanged if it already has it (`x.to(dtype)`). A
+  /// float becomes an integer truncated toward zero. Throws std::invalid_argument for a float
+  /// that no int64 holds (nan, inf, beyond +-2^63), where PyTorch returns an arbitrary number.
   Tensor to(Dtype dtype) const;
 
   // ---- in-place, never recorded (used for initialisation and optimizer steps) ---------------
@@ -294,8 +296,9 @@ Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 /// Identity matrix [n, n] (`torch.eye`).
 Tensor eye(int64_t n, TensorOptions options = {});
 /// start, start+step, ... below end, 1-d (`torch.arange`). Dtype int64 when options.dtype is
-/// left at its default and all three are integers, as PyTorch infers. Throws for step == 0 or a
-/// step of the wrong sign.
+/// left at its default and all three are integers, as PyTorch infers; integers are then counted
+/// exactly, without rounding through a double. Throws for step == 0, a step of the wrong sign, or
+/// an int64 result with a value no int64 holds.
 ///@{
 Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
@@ -312,7 +315,8 @@ Tensor full_like(const Tensor& other, Scalar value);
 ///@}
 
 /// From data and a shape: `tensor({1, 2, 3, 4}, {2, 2})`. Throws std::invalid_argument if the
-/// element count does not match the shape.
+/// element count does not match the shape, or for a float that the int64 dtype cannot hold (nan,
+/// inf, 1e30), as PyTorch's "value cannot be converted".
 ///@{
 Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options = {});
 Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options = {});
