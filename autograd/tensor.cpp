@@ -164,6 +164,7 @@ Tensor Tensor::grad() const { return impl_of(*this).grad; }
 std::shared_ptr<Node> Tensor::grad_fn() const { return impl_of(*this).grad_fn; }
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
+  impl_of(*this);  // first: the message below reads impl_
   check(is_leaf(), "requires_grad_: only leaf tensors can change requires_grad (this one was made by ",
         impl_->grad_fn ? impl_->grad_fn->name : "an op", "); use detach() first");
   check(!requires_grad || is_floating_point(), "requires_grad_: only floating-point tensors can require "
@@ -178,7 +179,11 @@ void Tensor::set_grad(const Tensor& grad) {
   check(!grad.defined() || grad.dtype() == dtype(), "set_grad: gradient of dtype ",
         grad.defined() ? dtype_name(grad.dtype()) : "", " does not match the tensor's dtype ",
         dtype_name(dtype()));
-  impl_of(*this);
+  // Backward would add into the tensor's own data (and an optimizer step subtract it from itself).
+  // PyTorch refuses the tensor itself; an alias of its data (detach, view) is refused here too.
+  check(!grad.defined() || grad.impl()->storage != impl_->storage,
+        "set_grad: can't assign a tensor as its own grad (the gradient shares this tensor's data; pass "
+        "a clone())");
   impl_->grad = grad;
 }
 

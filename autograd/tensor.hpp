@@ -105,7 +105,8 @@ class Tensor {
   /// The accumulated gradient (`x.grad`); undefined until a backward() reaches this tensor.
   Tensor grad() const;
   /// Replaces the gradient (undefined resets it, as `x.grad = None`). Throws std::invalid_argument
-  /// for a gradient of another shape or dtype, as PyTorch refuses one.
+  /// for a gradient of another shape or dtype, as PyTorch refuses one, and for the tensor itself or
+  /// an alias of its data ("can't assign Variable as its own grad", in PyTorch for the tensor itself).
   void set_grad(const Tensor& grad);
   /// The node that produced this tensor, or nullptr for a leaf (`x.grad_fn`).
   std::shared_ptr<Node> grad_fn() const;

@@ -301,6 +301,21 @@ BOOST_AUTO_TEST_CASE(dataset_and_loader_reject_bad_input) {
   for (const BadInput& bad : table) expect_error(bad);
 }
 
+// Advancing an iterator of a moved-from loader read the moved-from dataset's missing tensors.
+BOOST_AUTO_TEST_CASE(advancing_an_iterator_of_a_moved_from_loader_throws_instead_of_crashing) {
+  data::DataLoader loader(data::TensorDataset(arange(int64_t{6})), {.batch_size = 2});
+  data::DataLoader::Iterator it = loader.begin();
+  BOOST_TEST((*it)[0].to_vector<int64_t>() == (std::vector<int64_t>{0, 1}), boost::test_tools::per_element());
+  data::DataLoader moved = std::move(loader);
+  expect_error({"++ on the old loader's iterator", [&] { ++it; }, Throws::RuntimeError,
+                "DataLoader: advancing an iterator of a loader that was moved from"});
+  expect_error({"begin() of the moved-from loader", [&] { loader.begin(); }, Throws::RuntimeError,
+                "DataLoader: this loader was moved from"});
+  expect_error({"++ on a default-constructed iterator", [] { data::DataLoader::Iterator none; ++none; },
+                Throws::RuntimeError, "DataLoader: advancing an iterator that belongs to no loader"});
+  BOOST_TEST(one_epoch(moved) == (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}, {4, 5}}));
+}
+
 // ---- read_csv ------------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(read_csv_reads_the_numbers_of_a_plain_or_gzip_file) {
@@ -557,6 +572,9 @@ BOOST_AUTO_TEST_CASE(toy_generators_reject_bad_arguments) {
        "make_spiral: n_classes must be at least 1, got 0"},
       {"spiral negative noise", [] { data::make_spiral(5, 3, -0.2); }, Throws::InvalidArgument,
        "make_spiral: noise must be non-negative"},
+      // 2^62 * 4 wrapped to 0 rows, which the loops then wrote past.
+      {"spiral whose row count overflows", [] { data::make_spiral(int64_t{1} << 62, 4, 0.2); },
+       Throws::InvalidArgument, "make_spiral: n_per_class * n_classes (4611686018427387904 * 4) overflows int64"},
       {"regression n -1", [] { data::make_regression(-1, 0.1); }, Throws::InvalidArgument,
        "make_regression: n must be at least 1, got -1"},
       {"regression negative noise", [] { data::make_regression(5, -0.1); }, Throws::InvalidArgument,
