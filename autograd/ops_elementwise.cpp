@@ -53,7 +53,7 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, const char* op, Dtype com
   check_defined(b, op);
   const Shape shape = broadcast_shapes(a.shape(), b.shape(), op);
   const Tensor ca = detail::convert(a, compute), cb = detail::convert(b, compute);
-  Tensor out = detail::new_tensor(shape, result);
+  Tensor out = detail::new_tensor(shape, result, op);
   dispatch(compute, [&]<typename T>() {
     dispatch(result, [&]<typename R>() {
       const T* x = ca.data_ptr<T>();
@@ -84,7 +84,7 @@ template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool 
   const Dtype dtype = promote_to_float && !a.is_floating_point() ? kFloat32 : a.dtype();
   check(dtype != kBool, op, ": not supported for bool tensors");
   const Tensor x = detail::convert(a, dtype);
-  Tensor out = detail::new_tensor(a.shape(), dtype);
+  Tensor out = detail::new_tensor(a.shape(), dtype, op);
   dispatch_numeric(dtype, op, [&]<typename T>() {
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();

@@ -19,6 +19,7 @@
 namespace minigrad {
 
 using detail::check;
+using detail::concat;
 
 // ---- shapes ----------------------------------------------------------------------------------
 
@@ -56,14 +57,20 @@ void dtype_mismatch(Dtype have, Dtype want) {
 
 namespace detail {
 
-Tensor new_tensor(const Shape& shape, Dtype dtype) {
+Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->dtype = dtype;
   impl->numel = shape_numel(shape);
   const int64_t max_elements = std::numeric_limits<int64_t>::max() / 8;
   check(impl->numel <= max_elements, "shape ", shape, " is too large to allocate");
-  impl->storage = allocate_storage(impl->numel * static_cast<int64_t>(element_size(dtype)));
+  const int64_t bytes = impl->numel * static_cast<int64_t>(element_size(dtype));
+  try {
+    impl->storage = allocate_storage(bytes);
+  } catch (const std::bad_alloc&) {  // the one place tensors are allocated: say what was asked for
+    throw OutOfMemoryError(concat(op != nullptr ? op : "tensor", ": out of memory allocating a ", dtype_name(dtype),
+                                  " tensor of shape ", shape, " (", bytes, " bytes)"));
+  }
   impl->version = std::make_shared<int64_t>(0);
   return Tensor(std::move(impl));
 }
@@ -206,7 +213,7 @@ Tensor Tensor::detach() const {
 int64_t Tensor::version() const { return *impl_of(*this).version; }
 
 Tensor Tensor::clone() const {
-  Tensor out = detail::new_tensor(shape(), dtype());
+  Tensor out = detail::new_tensor(shape(), dtype(), "clone");
   std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
   return detail::record(out, "CloneBackward0", {*this},
                         [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{grad}; });
@@ -326,7 +333,7 @@ Tensor with_grad(Tensor t, const TensorOptions& options) {
 }  // namespace
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype);
+  Tensor out = detail::new_tensor(shape, options.dtype, "full");
   {
     NoGradGuard no_grad;
     out.fill_(value);
@@ -468,14 +475,14 @@ Tensor tensor(List3 values, TensorOptions options) {
 
 Tensor rand(const Shape& shape, TensorOptions options) { return rand(shape, default_generator(), options); }
 Tensor rand(const Shape& shape, Generator& generator, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype);
+  Tensor out = detail::new_tensor(shape, options.dtype, "rand");
   out.uniform_(0.0, 1.0, generator);
   return with_grad(out, options);
 }
 
 Tensor randn(const Shape& shape, TensorOptions options) { return randn(shape, default_generator(), options); }
 Tensor randn(const Shape& shape, Generator& generator, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype);
+  Tensor out = detail::new_tensor(shape, options.dtype, "randn");
   out.normal_(0.0, 1.0, generator);
   return with_grad(out, options);
 }
@@ -485,7 +492,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions opti
 }
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator, TensorOptions options) {
   check(low < high, "randint: low (", low, ") must be less than high (", high, ")");
-  Tensor values = detail::new_tensor(shape, kInt64);
+  Tensor values = detail::new_tensor(shape, kInt64, "randint");
   generator.random_from_to(values.data_ptr<int64_t>(), values.numel(), low, high);
   return with_grad(detail::convert(values, options.dtype), options);
 }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -367,10 +368,24 @@ std::ostream& operator<<(std::ostream& os, const Tensor& tensor);
 /// The same text as operator<<.
 std::string to_string(const Tensor& tensor);
 
+/// What a failed tensor allocation throws: a std::bad_alloc whose what() says which op wanted how
+/// much, e.g. `matmul: out of memory allocating a float32 tensor of shape [100000, 100000]
+/// (40000000000 bytes)` (PyTorch's "DefaultCPUAllocator: not enough memory").
+class OutOfMemoryError : public std::bad_alloc {
+ public:
+  explicit OutOfMemoryError(std::string message) : message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
 // ---- internals shared by the op files ---------------------------------------------------------
 namespace detail {
 /// A new contiguous tensor, not recorded, with uninitialised data (ops overwrite every element).
-Tensor new_tensor(const Shape& shape, Dtype dtype);
+/// Throws std::invalid_argument for a shape whose element count overflows, and OutOfMemoryError
+/// (a std::bad_alloc) naming `op` (when given), the shape, dtype and bytes when the memory is not there.
+Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op = nullptr);
 /// Throws std::runtime_error for an in-place write to a tensor that requires grad in grad mode.
 void check_inplace(const Tensor& self, const char* op);
 /// Counts one in-place change to self's data (Tensor::version()), after the write.

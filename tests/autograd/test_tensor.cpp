@@ -176,6 +176,30 @@ BOOST_AUTO_TEST_CASE(every_method_of_an_undefined_tensor_throws_instead_of_crash
   }
 }
 
+// A std::bad_alloc reached the user naming neither the op nor the shape. (Skipped under
+// AddressSanitizer, which aborts on an allocation this size instead of failing it.)
+BOOST_AUTO_TEST_CASE(running_out_of_memory_names_the_op_the_shape_and_the_bytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  BOOST_TEST_MESSAGE("skipped: AddressSanitizer aborts on a 4 TB allocation");
+#else
+  const int64_t n = int64_t{1} << 20;
+  const std::vector<std::pair<std::function<void()>, std::string>> cases = {
+      {[] { zeros({int64_t{1} << 40}); },
+       "full: out of memory allocating a float32 tensor of shape [1099511627776] (4398046511104 bytes)"},
+      {[n] { (void)(zeros({n, 1}) + zeros({1, n})); },
+       "add: out of memory allocating a float32 tensor of shape [1048576, 1048576] (4398046511104 bytes)"},
+  };
+  for (const auto& [call, message] : cases) {
+    try {
+      call();
+      BOOST_ERROR("no exception thrown");
+    } catch (const std::bad_alloc& error) {
+      BOOST_TEST(std::string(error.what()) == message);
+    }
+  }
+#endif
+}
+
 // p.set_grad(p) was accepted, and backward then added into p's own data.
 BOOST_AUTO_TEST_CASE(a_tensor_cannot_be_its_own_grad) {
   Tensor p = tensor({1.0, 2.0}).requires_grad_();
