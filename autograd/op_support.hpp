@@ -36,7 +36,8 @@ void check(bool ok, const Parts&... parts) {
 /// otherwise) or an integer outside T's range throws std::invalid_argument naming `op`, as
 /// PyTorch's "value cannot be converted to type int64_t without overflow". Bool and float targets
 /// convert as usual.
-template <typename T, typename S> T checked_cast(S value, const char* op) {
+template <typename T, typename S>
+T checked_cast(S value, const char* op) {
   if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     bool fits = true;
     if constexpr (std::is_floating_point_v<S>) {
@@ -57,22 +58,35 @@ template <typename T, typename S> T checked_cast(S value, const char* op) {
 /// computed on uint64_t, since signed overflow is undefined behaviour in C++. Other types compute
 /// as usual, so float loops still vectorise.
 ///@{
-template <typename T> constexpr bool wraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-template <typename T> T wrapping_add(T a, T b) {
-  if constexpr (wraps<T>) return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  else return static_cast<T>(a + b);
+template <typename T>
+constexpr bool wraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+T wrapping_add(T a, T b) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return static_cast<T>(a + b);
 }
-template <typename T> T wrapping_sub(T a, T b) {
-  if constexpr (wraps<T>) return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-  else return static_cast<T>(a - b);
+template <typename T>
+T wrapping_sub(T a, T b) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  else
+    return static_cast<T>(a - b);
 }
-template <typename T> T wrapping_mul(T a, T b) {
-  if constexpr (wraps<T>) return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  else return static_cast<T>(a * b);
+template <typename T>
+T wrapping_mul(T a, T b) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return static_cast<T>(a * b);
 }
-template <typename T> T wrapping_neg(T a) {
-  if constexpr (wraps<T>) return static_cast<T>(uint64_t{0} - static_cast<uint64_t>(a));
-  else return static_cast<T>(-a);
+template <typename T>
+T wrapping_neg(T a) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(uint64_t{0} - static_cast<uint64_t>(a));
+  else
+    return static_cast<T>(-a);
 }
 /// a^n by repeated squaring, exact up to the wrap-around (not through a double, which rounds
 /// 7^21 to 558545864083284032).

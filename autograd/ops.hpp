@@ -45,7 +45,8 @@ Tensor sub(const Tensor& a, const Tensor& b);
 // mul: out = a * b;  grad_a = grad * b,  grad_b = grad * a
 /// Elementwise a * b with broadcasting (`torch.mul`, `a * b`). Shapes, dtypes and errors as add.
 Tensor mul(const Tensor& a, const Tensor& b);
-// div: out = a / b;  grad_a = grad / b,  grad_b = -grad * ((a / b) / b)   (int / int gives float32, as PyTorch)
+// div: out = a / b;  grad_a = grad / b,  grad_b = -grad * ((a / b) / b)   (int / int gives float32, as
+// PyTorch)
 /// Elementwise true division a / b with broadcasting (`torch.div`, `a / b`): integer operands give
 /// float32, as Python's `/`. Shapes and errors as add. grad_b is computed as PyTorch's
 /// div_tensor_other_backward, (a / b) / b, not a / b^2, where b^2 would underflow or overflow.

@@ -37,8 +37,9 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
     const T* g = grad.data_ptr<T>();
     T* o = out.data_ptr<T>();
     // Walk the gradient (the broadcast shape) and add each element into the input element it came from.
-    detail::for_each_broadcast(grad.shape(), grad.shape(), shape,
-                               [&](int64_t i, int64_t, int64_t j) { o[j] = detail::wrapping_add(o[j], g[i]); });
+    detail::for_each_broadcast(grad.shape(), grad.shape(), shape, [&](int64_t i, int64_t, int64_t j) {
+      o[j] = detail::wrapping_add(o[j], g[i]);
+    });
   });
   return out;
 }
@@ -145,13 +146,15 @@ Tensor div(const Tensor& a, const Tensor& b) {
   return detail::record(out, "DivBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     const Tensor& a = in[0];
     const Tensor& b = in[1];
-    return std::vector<Tensor>{a.requires_grad() ? sum_to(div(grad, b), a.shape()) : Tensor(),
-                               b.requires_grad() ? sum_to(mul(neg(grad), div(div(a, b), b)), b.shape()) : Tensor()};
+    return std::vector<Tensor>{
+        a.requires_grad() ? sum_to(div(grad, b), a.shape()) : Tensor(),
+        b.requires_grad() ? sum_to(mul(neg(grad), div(div(a, b), b)), b.shape()) : Tensor()};
   });
 }
 
 Tensor neg(const Tensor& a) {
-  Tensor out = unary_kernel(a, "neg", false, [](auto x) { return detail::wrapping_neg(x); });  // -INT64_MIN wraps
+  Tensor out =
+      unary_kernel(a, "neg", false, [](auto x) { return detail::wrapping_neg(x); });  // -INT64_MIN wraps
   return detail::record(out, "NegBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>&) {
     return std::vector<Tensor>{neg(grad)};
   });

@@ -68,8 +68,8 @@ Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op) {
   try {
     impl->storage = allocate_storage(bytes);
   } catch (const std::bad_alloc&) {  // the one place tensors are allocated: say what was asked for
-    throw OutOfMemoryError(concat(op != nullptr ? op : "tensor", ": out of memory allocating a ", dtype_name(dtype),
-                                  " tensor of shape ", shape, " (", bytes, " bytes)"));
+    throw OutOfMemoryError(concat(op != nullptr ? op : "tensor", ": out of memory allocating a ",
+                                  dtype_name(dtype), " tensor of shape ", shape, " (", bytes, " bytes)"));
   }
   impl->version = std::make_shared<int64_t>(0);
   return Tensor(std::move(impl));
@@ -297,10 +297,9 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
     T* dst = data_ptr<T>();
     const T* b = src.data_ptr<T>();
     const T a = alpha.to<T>();
-    detail::for_each_broadcast(shape(), shape(), src.shape(),
-                               [&](int64_t i, int64_t, int64_t j) {
-                                 dst[i] = detail::wrapping_add(dst[i], detail::wrapping_mul(a, b[j]));
-                               });
+    detail::for_each_broadcast(shape(), shape(), src.shape(), [&](int64_t i, int64_t, int64_t j) {
+      dst[i] = detail::wrapping_add(dst[i], detail::wrapping_mul(a, b[j]));
+    });
   });
   detail::bump_version(*this);
   return *this;
@@ -379,8 +378,7 @@ Tensor integer_arange(int64_t start, int64_t end, int64_t step) {
   const auto n = static_cast<int64_t>(count);
   Tensor out = detail::new_tensor({n}, kInt64);
   int64_t* data = out.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i)
-    data[i] = detail::wrapping_add(start, detail::wrapping_mul(i, step));
+  for (int64_t i = 0; i < n; ++i) data[i] = detail::wrapping_add(start, detail::wrapping_mul(i, step));
   return out;
 }
 }  // namespace
@@ -405,7 +403,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   const auto n = static_cast<int64_t>(count);
   Tensor out = detail::new_tensor({n}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
-    for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = checked_cast<T>(a + static_cast<double>(i) * s, "arange");
+    for (int64_t i = 0; i < n; ++i)
+      out.data_ptr<T>()[i] = checked_cast<T>(a + static_cast<double>(i) * s, "arange");
   });
   return with_grad(out, options);
 }

@@ -82,8 +82,8 @@ class LineReader {
     const int got = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
     int error = Z_OK;
     const char* message = gzerror(file_, &error);
-    check<std::runtime_error>(got >= 0 && error == Z_OK, "read_csv: ", path_, ":", line_number, ": cannot read (",
-                              message, "; is the gzip file truncated or corrupt?)");
+    check<std::runtime_error>(got >= 0 && error == Z_OK, "read_csv: ", path_, ":", line_number,
+                              ": cannot read (", message, "; is the gzip file truncated or corrupt?)");
     buffer_.resize(static_cast<size_t>(got));
     return got > 0;
   }
@@ -102,7 +102,8 @@ void check_bytes(std::string_view line, char delimiter, const std::string& path,
     const auto byte = static_cast<unsigned char>(line[i]);
     if (byte >= 0x20 && byte != 0x7f) continue;
     if (byte == '\t' || line[i] == delimiter) continue;
-    const int64_t field = 1 + std::count(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(i), delimiter);
+    const int64_t field =
+        1 + std::count(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(i), delimiter);
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02x", byte);
     throw std::runtime_error(concat("read_csv: ", path, ":", line_number, ": column ", field, ": byte ", hex,

@@ -33,7 +33,8 @@ TensorDataset::TensorDataset(std::vector<Tensor> tensors) : tensors_(std::move(t
 }
 
 int64_t TensorDataset::size() const {
-  check<std::runtime_error>(!tensors_.empty(), "TensorDataset: this dataset was moved from and holds no tensors");
+  check<std::runtime_error>(!tensors_.empty(),
+                            "TensorDataset: this dataset was moved from and holds no tensors");
   return tensors_.front().size(0);
 }
 
@@ -142,7 +143,8 @@ DataLoader::Iterator& DataLoader::Iterator::operator++() {
 }
 
 void DataLoader::Iterator::load() {
-  check<std::runtime_error>(loader_ != nullptr, "DataLoader: advancing an iterator that belongs to no loader");
+  check<std::runtime_error>(loader_ != nullptr,
+                            "DataLoader: advancing an iterator that belongs to no loader");
   check<std::runtime_error>(!loader_->dataset_.tensors().empty(),
                             "DataLoader: advancing an iterator of a loader that was moved from (an iterator "
                             "refers to its loader: iterate the loader it was moved into)");

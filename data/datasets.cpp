@@ -111,8 +111,8 @@ Examples make_spiral(int64_t n_per_class, int64_t n_classes, double noise, Gener
   check(noise >= 0.0, "make_spiral: noise must be non-negative, got ", noise);
   // shape_numel's overflow rule, before the product is used: a wrapped product once allocated too
   // few rows for the loops below to write.
-  check(n_per_class <= std::numeric_limits<int64_t>::max() / n_classes, "make_spiral: n_per_class * n_classes (",
-        n_per_class, " * ", n_classes, ") overflows int64");
+  check(n_per_class <= std::numeric_limits<int64_t>::max() / n_classes,
+        "make_spiral: n_per_class * n_classes (", n_per_class, " * ", n_classes, ") overflows int64");
   const int64_t n = n_per_class * n_classes;
   Tensor x = minigrad::detail::new_tensor({n, 2}, kFloat32);
   Tensor y = minigrad::detail::new_tensor({n}, kInt64);

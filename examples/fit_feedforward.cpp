@@ -16,14 +16,14 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "data/datasets.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
-#include "data/datasets.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 #include "optim/scheduler.hpp"
 

@@ -14,8 +14,8 @@
 #include "examples/support/flags.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "parity/parity.hpp"
 #include "optim/sgd.hpp"
+#include "parity/parity.hpp"
 
 using namespace minigrad;
 
@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::stoull(flags.text("--seed", "0"));
   const int64_t n_embd = flags.integer("--n-embd", 16), rows = flags.integer("--rows", 4);
   const double lr = flags.real("--lr", 0.1);
-  const parity::ParityOptions tolerance{.atol = flags.real("--atol", 1e-5), .rtol = flags.real("--rtol", 1e-4)};
+  const parity::ParityOptions tolerance{.atol = flags.real("--atol", 1e-5),
+                                        .rtol = flags.real("--rtol", 1e-4)};
   flags.check_all_used();
 
   const parity::Trace ours = saved.empty() ? run_step(seed, n_embd, rows, lr) : parity::load_trace(saved);

@@ -13,21 +13,20 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "autograd/op_support.hpp"
 
@@ -182,10 +181,11 @@ void remove_stale_temp_files(const std::string& folder, const std::string& prefi
     const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) continue;
     struct stat info {};
-    const bool stale = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-                       std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(info.st_mtime) >
-                           kStaleAge &&
-                       ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    const bool stale =
+        ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+        std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(info.st_mtime) >
+            kStaleAge &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0;
     if (stale) ::unlink(file.c_str());
     ::close(fd);
   }

@@ -16,7 +16,9 @@ Dropout::Dropout(double p, Generator& generator) : p(p), generator_(&generator) 
   minigrad::detail::check(p >= 0 && p <= 1, "Dropout: probability has to be between 0 and 1, but got ", p);
 }
 
-Tensor Dropout::forward(const Tensor& input) { return functional::dropout(input, p, is_training(), *generator_); }
+Tensor Dropout::forward(const Tensor& input) {
+  return functional::dropout(input, p, is_training(), *generator_);
+}
 
 std::string Dropout::extra_repr() const { return "p=" + detail::python_repr(p) + ", inplace=False"; }
 

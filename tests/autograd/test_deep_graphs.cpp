@@ -3,7 +3,6 @@
 // without a backward first. Freeing must not nest one destructor per op (a stack overflow near
 // 30,000 ops before); the gradients are checked against the same recurrence run on plain doubles.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <functional>
 #include <string>
@@ -28,7 +27,10 @@ struct GraphShape {
 
 const std::vector<GraphShape> kShapes = {
     {"chain using its input twice", 2, [](const Tensor& y) { return (y + y) * 0.5; },
-     [](double& v, double& d) { v = (v + v) * 0.5; d = 1.0; }},
+     [](double& v, double& d) {
+       v = (v + v) * 0.5;
+       d = 1.0;
+     }},
     {"residual ladder", 3, [](const Tensor& y) { return y + 0.01 * y.tanh(); },
      [](double& v, double& d) {
        const double t = std::tanh(v);
@@ -65,7 +67,7 @@ BOOST_AUTO_TEST_CASE(graphs_of_200000_ops_of_every_shape_are_freed_without_overf
           y.backward();
           BOOST_TEST(x.grad().item<double>() == derivative, boost::test_tools::tolerance(1e-9));
         }
-        y = Tensor();  // frees the whole graph
+        y = Tensor();                               // frees the whole graph
         BOOST_TEST(x.impl_ptr().use_count() == 1);  // no node of it is left holding the leaf
       }
     }

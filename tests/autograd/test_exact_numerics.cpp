@@ -5,7 +5,6 @@
 // converted"), int64 clamp and arange beyond 2^53, and division's backward near the float32 range.
 // Expected values are what torch 1.13 prints for the same expressions (quoted beside each row).
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -42,15 +41,21 @@ BOOST_AUTO_TEST_CASE(int64_arithmetic_wraps_around_on_overflow_as_pytorchs) {
       {"torch.tensor([INT64_MAX]) + 1", [] { return ints({kMax}) + 1; }, {kMin}},
       {"torch.tensor([INT64_MIN]) - 1", [] { return ints({kMin}) - 1; }, {kMax}},
       {"torch.tensor([2**62]) * 4", [] { return ints({int64_t{1} << 62}) * 4; }, {0}},
-      {"torch.tensor([3**20]) * 3**20", [] { return ints({3486784401}) * ints({3486784401}); },
+      {"torch.tensor([3**20]) * 3**20",
+       [] { return ints({3486784401}) * ints({3486784401}); },
        {-6289078614652622815}},
       {"-torch.tensor([INT64_MIN])", [] { return -ints({kMin}); }, {kMin}},
       {"torch.tensor([INT64_MIN]).abs()", [] { return ints({kMin}).abs(); }, {kMin}},
       {"x = torch.tensor([INT64_MAX]); x.add_(torch.tensor([1]), alpha=2)",
-       [] { return ints({kMax}).add_(ints({1}), 2); }, {-9223372036854775807}},
-      {"x = torch.tensor([2**62 + 1]); x.mul_(2)", [] { return ints({(int64_t{1} << 62) + 1}).mul_(2); },
+       [] { return ints({kMax}).add_(ints({1}), 2); },
+       {-9223372036854775807}},
+      {"x = torch.tensor([2**62 + 1]); x.mul_(2)",
+       [] { return ints({(int64_t{1} << 62) + 1}).mul_(2); },
        {-9223372036854775806}},
-      {"torch.tensor([[INT64_MAX], [1]]).sum(0)", [] { return sum_to(ints({kMax, 1}).reshape({2, 1}), {1, 1}); },
+      {"torch.tensor([[INT64_MAX], [1]]).sum(0)",
+       [] {
+         return sum_to(ints({kMax, 1}).reshape({2, 1}), {1, 1});
+       },
        {kMin}},
   };
   for (const IntCase& c : cases) {
@@ -64,12 +69,18 @@ BOOST_AUTO_TEST_CASE(int64_arithmetic_wraps_around_on_overflow_as_pytorchs) {
 
 BOOST_AUTO_TEST_CASE(int64_pow_is_exact_where_a_double_rounds_it) {
   const std::vector<IntCase> cases = {
-      {"torch.tensor([7]) ** 21", [] { return ints({7}).pow(21); }, {558545864083284007}},  // a double: ...032
+      {"torch.tensor([7]) ** 21",
+       [] { return ints({7}).pow(21); },
+       {558545864083284007}},  // a double: ...032
       {"torch.tensor([3]) ** 40", [] { return ints({3}).pow(40); }, {-6289078614652622815}},  // wraps
       {"torch.tensor([2]) ** 62", [] { return ints({2}).pow(62); }, {int64_t{1} << 62}},
       {"torch.tensor([2]) ** 63", [] { return ints({2}).pow(63); }, {kMin}},
       {"torch.tensor([-3]) ** 3", [] { return ints({-3}).pow(3); }, {-27}},
-      {"torch.tensor([5, -3]) ** 0", [] { return ints({5, -3}).pow(0); }, {1, 1}},
+      {"torch.tensor([5, -3]) ** 0",
+       [] {
+         return ints({5, -3}).pow(0);
+       },
+       {1, 1}},
   };
   for (const IntCase& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {
@@ -87,16 +98,26 @@ BOOST_AUTO_TEST_CASE(int64_pow_is_exact_where_a_double_rounds_it) {
 
 BOOST_AUTO_TEST_CASE(int64_clamp_and_arange_beyond_2_to_53_are_exact) {
   const std::vector<IntCase> cases = {
-      {"torch.tensor([1, INT64_MAX]).clamp(max=INT64_MAX)", [] { return ints({1, kMax}).clamp(std::nullopt, kMax); },
+      {"torch.tensor([1, INT64_MAX]).clamp(max=INT64_MAX)",
+       [] {
+         return ints({1, kMax}).clamp(std::nullopt, kMax);
+       },
        {1, kMax}},
       {"torch.tensor([1, 2**62]).clamp(min=2**62 - 1)",
-       [] { return ints({1, int64_t{1} << 62}).clamp((int64_t{1} << 62) - 1); },
+       [] {
+         return ints({1, int64_t{1} << 62}).clamp((int64_t{1} << 62) - 1);
+       },
        {4611686018427387903, 4611686018427387904}},
-      {"torch.tensor([kMin, 0]).clamp(min=INT64_MIN + 1)", [] { return ints({kMin, 0}).clamp(kMin + 1); },
+      {"torch.tensor([kMin, 0]).clamp(min=INT64_MIN + 1)",
+       [] {
+         return ints({kMin, 0}).clamp(kMin + 1);
+       },
        {kMin + 1, 0}},
-      {"torch.arange(2**62, 2**62 + 3)", [] { return arange(int64_t{1} << 62, (int64_t{1} << 62) + 3); },
+      {"torch.arange(2**62, 2**62 + 3)",
+       [] { return arange(int64_t{1} << 62, (int64_t{1} << 62) + 3); },
        {4611686018427387904, 4611686018427387905, 4611686018427387906}},
-      {"torch.arange(INT64_MAX - 2, INT64_MAX)", [] { return arange(kMax - 2, kMax); },
+      {"torch.arange(INT64_MAX - 2, INT64_MAX)",
+       [] { return arange(kMax - 2, kMax); },
        {9223372036854775805, 9223372036854775806}},
       {"torch.arange(INT64_MAX, INT64_MIN, -2**62) (PyTorch's own count overflows: [])",
        [] { return arange(kMax, kMin, -(int64_t{1} << 62)); },

@@ -186,7 +186,9 @@ BOOST_AUTO_TEST_CASE(running_out_of_memory_names_the_op_the_shape_and_the_bytes)
   const std::vector<std::pair<std::function<void()>, std::string>> cases = {
       {[] { zeros({int64_t{1} << 40}); },
        "full: out of memory allocating a float32 tensor of shape [1099511627776] (4398046511104 bytes)"},
-      {[n] { (void)(zeros({n, 1}) + zeros({1, n})); },
+      {[n] {
+         (void)(zeros({n, 1}) + zeros({1, n}));
+       },
        "add: out of memory allocating a float32 tensor of shape [1048576, 1048576] (4398046511104 bytes)"},
   };
   for (const auto& [call, message] : cases) {
@@ -215,7 +217,8 @@ BOOST_AUTO_TEST_CASE(a_tensor_cannot_be_its_own_grad) {
   BOOST_TEST(!p.grad().defined());
   p.set_grad(p.detach().clone());  // a copy is fine
   (p * 3.0).sum().backward();
-  BOOST_TEST(p.grad().to_vector<float>() == (std::vector<float>{4.0f, 5.0f}), boost::test_tools::per_element());
+  BOOST_TEST(p.grad().to_vector<float>() == (std::vector<float>{4.0f, 5.0f}),
+             boost::test_tools::per_element());
   BOOST_TEST(p.to_vector<float>() == (std::vector<float>{1.0f, 2.0f}), boost::test_tools::per_element());
 }
 

@@ -24,10 +24,10 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "fixture.hpp"
 #include "data/csv.hpp"
 #include "data/dataloader.hpp"
 #include "data/datasets.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -311,7 +311,11 @@ BOOST_AUTO_TEST_CASE(advancing_an_iterator_of_a_moved_from_loader_throws_instead
                 "DataLoader: advancing an iterator of a loader that was moved from"});
   expect_error({"begin() of the moved-from loader", [&] { loader.begin(); }, Throws::RuntimeError,
                 "DataLoader: this loader was moved from"});
-  expect_error({"++ on a default-constructed iterator", [] { data::DataLoader::Iterator none; ++none; },
+  expect_error({"++ on a default-constructed iterator",
+                [] {
+                  data::DataLoader::Iterator none;
+                  ++none;
+                },
                 Throws::RuntimeError, "DataLoader: advancing an iterator that belongs to no loader"});
   BOOST_TEST(one_epoch(moved) == (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}, {4, 5}}));
 }
@@ -385,7 +389,7 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
 BOOST_AUTO_TEST_CASE(read_csv_refuses_a_nul_byte_instead_of_merging_lines_and_names_its_line_and_column) {
   TempDir dir;
   using namespace std::string_literals;
-  const std::string nul = dir.write("nul.csv", "1,2\0,3\n4,5,6\n"s);                // once read as [1, 24, 5, 6]
+  const std::string nul = dir.write("nul.csv", "1,2\0,3\n4,5,6\n"s);  // once read as [1, 24, 5, 6]
   const std::string nul_gzip = dir.write_gzip("nul.csv.gz", "1,2,3\n4,5,6\n\0\n"s);  // a line that is one NUL
   const std::string nul_header = dir.write("nul_header.csv", "a,b\0c\n1,2\n"s);
   const std::string control = dir.write("control.csv", "1,2\n3,\x1b[1m4\n");
@@ -412,7 +416,8 @@ BOOST_AUTO_TEST_CASE(read_csv_refuses_a_nul_byte_instead_of_merging_lines_and_na
 
   // Empty lines anywhere, a file of one empty line, and a last line without "\n" stay fine.
   const Tensor table_with_gaps = data::read_csv(dir.write("gaps.csv", "\n\n1,2\n\n\r\n3,4"));
-  BOOST_TEST(table_with_gaps.to_vector<double>() == std::vector<double>({1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(table_with_gaps.to_vector<double>() == std::vector<double>({1, 2, 3, 4}),
+             boost::test_tools::per_element());
   expect_error({"a file of one empty line", [&] { data::read_csv(dir.write("blank.csv", "\n")); },
                 Throws::RuntimeError, "has no data lines"});
 }
@@ -423,8 +428,8 @@ BOOST_AUTO_TEST_CASE(read_csv_of_a_named_pipe_throws_instead_of_blocking) {
   BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   expect_error({"a named pipe with no writer", [&] { data::read_csv(fifo); }, Throws::RuntimeError,
                 "read_csv: cannot open " + fifo + " (not a regular file)"});
-  expect_error({"a folder", [&] { data::read_csv(dir.path.string()); }, Throws::RuntimeError,
-                "(not a regular file)"});
+  expect_error(
+      {"a folder", [&] { data::read_csv(dir.path.string()); }, Throws::RuntimeError, "(not a regular file)"});
 }
 
 // ---- real data sets ------------------------------------------------------------------------------
@@ -574,7 +579,8 @@ BOOST_AUTO_TEST_CASE(toy_generators_reject_bad_arguments) {
        "make_spiral: noise must be non-negative"},
       // 2^62 * 4 wrapped to 0 rows, which the loops then wrote past.
       {"spiral whose row count overflows", [] { data::make_spiral(int64_t{1} << 62, 4, 0.2); },
-       Throws::InvalidArgument, "make_spiral: n_per_class * n_classes (4611686018427387904 * 4) overflows int64"},
+       Throws::InvalidArgument,
+       "make_spiral: n_per_class * n_classes (4611686018427387904 * 4) overflows int64"},
       {"regression n -1", [] { data::make_regression(-1, 0.1); }, Throws::InvalidArgument,
        "make_regression: n must be at least 1, got -1"},
       {"regression negative noise", [] { data::make_regression(5, -0.1); }, Throws::InvalidArgument,

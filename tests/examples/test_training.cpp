@@ -25,15 +25,15 @@
 #include <vector>
 
 #include "autograd/random.hpp"
-#include "examples/support/csv.hpp"
-#include "examples/support/flags.hpp"
-#include "examples/support/plot.hpp"
 #include "data/csv.hpp"
 #include "data/dataloader.hpp"
 #include "data/datasets.hpp"
+#include "examples/support/csv.hpp"
+#include "examples/support/flags.hpp"
+#include "examples/support/plot.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 #include "optim/sgd.hpp"
 

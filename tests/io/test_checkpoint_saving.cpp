@@ -2,8 +2,6 @@
 // and processes saving to one path at once (each load sees one writer's complete file), symlinks
 // at the temporary name and at the path (never followed), a file name at the 255-byte limit, and
 // the temporary files a killed save leaves behind (removed once provably abandoned).
-#include <boost/test/unit_test.hpp>
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -12,8 +10,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdint>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -121,7 +120,8 @@ BOOST_AUTO_TEST_CASE(threads_saving_to_one_path_never_leave_a_torn_or_mixed_chec
   BOOST_TEST(load_errors.empty(), load_errors.size() << " loads failed, the first: "
                                                      << (load_errors.empty() ? "" : load_errors[0]));
   BOOST_TEST(problem_with(path) == "");
-  BOOST_TEST(folder.names() == std::vector<std::string>{"model.safetensors"}, boost::test_tools::per_element());
+  BOOST_TEST(folder.names() == std::vector<std::string>{"model.safetensors"},
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(processes_saving_to_one_path_never_leave_a_torn_or_mixed_checkpoint) {
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(processes_saving_to_one_path_never_leave_a_torn_or_mixed_ch
   std::vector<pid_t> children;
   for (int id = 1; id <= kWriters; ++id) {
     const nn::NamedTensors mine = checkpoint_of(id);  // built before fork: the child only saves
-    std::cout.flush();                                 // or the child's copy of the buffer prints too
+    std::cout.flush();                                // or the child's copy of the buffer prints too
     const pid_t child = ::fork();
     BOOST_TEST_REQUIRE(child >= 0);
     if (child == 0) {
@@ -161,9 +161,11 @@ BOOST_AUTO_TEST_CASE(processes_saving_to_one_path_never_leave_a_torn_or_mixed_ch
     }
   }
   BOOST_TEST(statuses == std::vector<int>(kWriters, 0), boost::test_tools::per_element());
-  BOOST_TEST(problems.empty(), problems.size() << " loads failed, the first: " << (problems.empty() ? "" : problems[0]));
+  BOOST_TEST(problems.empty(), problems.size()
+                                   << " loads failed, the first: " << (problems.empty() ? "" : problems[0]));
   BOOST_TEST(problem_with(path) == "");
-  BOOST_TEST(folder.names() == std::vector<std::string>{"model.safetensors"}, boost::test_tools::per_element());
+  BOOST_TEST(folder.names() == std::vector<std::string>{"model.safetensors"},
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_symlink_at_the_temporary_name_or_the_path_is_never_followed) {
@@ -230,12 +232,14 @@ BOOST_AUTO_TEST_CASE(load_file_of_a_named_pipe_throws_instead_of_blocking) {
   TempFolder folder;
   const std::string fifo = folder.file("model.safetensors");
   BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  for (const auto& load : std::vector<std::function<void()>>{[&] { load_file(fifo); }, [&] { load_metadata(fifo); }}) {
+  for (const auto& load :
+       std::vector<std::function<void()>>{[&] { load_file(fifo); }, [&] { load_metadata(fifo); }}) {
     try {
       load();
       BOOST_ERROR("no exception thrown");
     } catch (const std::runtime_error& error) {
-      BOOST_TEST(std::string(error.what()).find(fifo + ": not a regular file") != std::string::npos, error.what());
+      BOOST_TEST(std::string(error.what()).find(fifo + ": not a regular file") != std::string::npos,
+                 error.what());
     }
   }
 }
@@ -257,7 +261,8 @@ BOOST_AUTO_TEST_CASE(a_shape_of_more_than_64_dims_is_refused_by_the_loader) {
       if (dims == 64) {
         const nn::NamedTensors loaded = load_file(path);
         BOOST_TEST(loaded[0].second.dim() == 64);
-        BOOST_TEST(loaded[0].second.to_vector<float>() == std::vector<float>{1.0f}, boost::test_tools::per_element());
+        BOOST_TEST(loaded[0].second.to_vector<float>() == std::vector<float>{1.0f},
+                   boost::test_tools::per_element());
         continue;
       }
       try {

@@ -122,8 +122,8 @@ BOOST_AUTO_TEST_CASE(linear_and_dropout_draw_from_a_generator_of_their_own) {
   for (size_t i = 0; i < data["layers"].size(); ++i) {
     const json& l = data["layers"][i];
     BOOST_TEST_CONTEXT("layer " << i) {
-      nn::Linear layer(l["in_features"].get<int64_t>(), l["out_features"].get<int64_t>(), l["bias"].get<bool>(),
-                       generator);
+      nn::Linear layer(l["in_features"].get<int64_t>(), l["out_features"].get<int64_t>(),
+                       l["bias"].get<bool>(), generator);
       check_close(layer.weight, l["weight"], 1e-7, "weight");
       if (layer.bias.defined()) check_close(layer.bias, l["bias_values"], 1e-7, "bias");
     }
@@ -135,7 +135,8 @@ BOOST_AUTO_TEST_CASE(linear_and_dropout_draw_from_a_generator_of_their_own) {
   const Tensor kept = dropout(ones({64}));
   const Tensor expected = F::dropout(ones({64}), 0.5, true, reference);
   BOOST_TEST(kept.to_vector<float>() == expected.to_vector<float>(), boost::test_tools::per_element());
-  BOOST_TEST(randn({4}).to_vector<float>() == default_next.to_vector<float>(), boost::test_tools::per_element());
+  BOOST_TEST(randn({4}).to_vector<float>() == default_next.to_vector<float>(),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(threads_building_models_from_their_own_generators_get_the_numbers_of_a_single_thread) {
