@@ -373,7 +373,9 @@ std::string to_string(const Tensor& tensor);
 /// (40000000000 bytes)` (PyTorch's "DefaultCPUAllocator: not enough memory").
 class OutOfMemoryError : public std::bad_alloc {
  public:
+  /// The full message, op and shape included.
   explicit OutOfMemoryError(std::string message) : message_(std::move(message)) {}
+  /// The message given to the constructor.
   const char* what() const noexcept override { return message_.c_str(); }
 
  private:
