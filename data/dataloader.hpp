@@ -38,24 +38,24 @@ class TensorDataset {
   explicit TensorDataset(const Tensor& first, const More&... more)
       : TensorDataset(std::vector<Tensor>{first, more...}) {}
 
-    /// N, the number of examples (`len(dataset)`). Throws std::runtime_error for a dataset that was
-    /// moved from (it holds no tensors).
-    int64_t size() const;
+  /// N, the number of examples (`len(dataset)`). Throws std::runtime_error for a dataset that was
+  /// moved from (it holds no tensors).
+  int64_t size() const;
 
-    /// Example i: row i of each tensor, shape [...] (`dataset[i]`). A copy, not recorded.
-    /// Throws std::out_of_range unless 0 <= i < N (negative indices are not accepted).
-    std::vector<Tensor> get(int64_t index) const;
+  /// Example i: row i of each tensor, shape [...] (`dataset[i]`). A copy, not recorded.
+  /// Throws std::out_of_range unless 0 <= i < N (negative indices are not accepted).
+  std::vector<Tensor> get(int64_t index) const;
 
-    /// The rows `indices` of each tensor, stacked into one new tensor [B, ...] per tensor, with
-    /// the tensor's dtype (what DataLoader's default collate gives). Copies, not recorded.
-    /// Throws std::out_of_range for an index outside 0..N-1.
-    std::vector<Tensor> get_batch(std::span<const int64_t> indices) const;
+  /// The rows `indices` of each tensor, stacked into one new tensor [B, ...] per tensor, with
+  /// the tensor's dtype (what DataLoader's default collate gives). Copies, not recorded.
+  /// Throws std::out_of_range for an index outside 0..N-1.
+  std::vector<Tensor> get_batch(std::span<const int64_t> indices) const;
 
-    /// The tensors, as given (`dataset.tensors`).
-    const std::vector<Tensor>& tensors() const { return tensors_; }
+  /// The tensors, as given (`dataset.tensors`).
+  const std::vector<Tensor>& tensors() const { return tensors_; }
 
-   private:
-    std::vector<Tensor> tensors_;
+ private:
+  std::vector<Tensor> tensors_;
 };
 
 /// Options of DataLoader, PyTorch's keyword arguments and defaults:
