@@ -81,22 +81,25 @@ void check_versions(const Node& node) {
 }  // namespace
 
 Node::~Node() {
-  // Take over the nodes only we keep alive (through inputs only we hold), and destroy them one at
-  // a time from a local stack; each is emptied of its own inputs' nodes before it dies.
-  std::vector<std::shared_ptr<Node>> pending;
-  auto take_sole_owned = [&pending](std::vector<Tensor>& tensors) {
-    for (Tensor& t : tensors) {
-      if (!t.defined() || t.impl_ptr().use_count() != 1) continue;
-      std::shared_ptr<Node>& grad_fn = t.impl()->grad_fn;
-      if (grad_fn && grad_fn.use_count() == 1) pending.push_back(std::move(grad_fn));
-    }
-  };
-  take_sole_owned(inputs);
+  // Freeing a graph recursively (this node's inputs free their nodes, which free theirs, ...) needs
+  // one stack frame per op and overflows on deep graphs. Instead, every tensor this node held goes
+  // onto a local list; a tensor that only the list holds gives up its grad_fn's inputs to the list
+  // before it dies, so each node dies with no inputs left and no destructor nests in another.
+  // A tensor still held elsewhere (by a node not yet freed: a residual connection, an input used
+  // twice, or by the user) is only let go of here: whoever drops the last handle frees it the
+  // same way.
+  std::vector<Tensor> pending = std::move(inputs);
   while (!pending.empty()) {
-    std::shared_ptr<Node> node = std::move(pending.back());
+    Tensor tensor = std::move(pending.back());
     pending.pop_back();
-    take_sole_owned(node->inputs);
-  }
+    if (!tensor.defined() || tensor.impl_ptr().use_count() != 1) continue;
+    TensorImpl& impl = *tensor.impl();
+    if (impl.grad.defined()) pending.push_back(std::move(impl.grad));
+    std::shared_ptr<Node> node = std::move(impl.grad_fn);
+    if (node == nullptr || node.use_count() != 1) continue;
+    for (Tensor& input : node->inputs) pending.push_back(std::move(input));
+    node->inputs.clear();
+  }  // `node` and `tensor` die at the end of each pass, owning nothing deep
 }
 
 namespace {

@@ -70,7 +70,7 @@ Tensor convert(const Tensor& t, Dtype dtype) {
       const From* src = t.data_ptr<From>();
       To* dst = out.data_ptr<To>();
       const int64_t t_numel = t.numel();
-      for (int64_t i = 0; i < t_numel; ++i) dst[i] = static_cast<To>(src[i]);
+      for (int64_t i = 0; i < t_numel; ++i) dst[i] = checked_cast<To>(src[i], "to");
     });
   });
   return out;

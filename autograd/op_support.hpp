@@ -3,9 +3,13 @@
 //   check inputs -> compute the forward on raw data -> record(out, name, inputs, backward).
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,6 +30,75 @@ template <typename Exception = std::invalid_argument, typename... Parts>
 void check(bool ok, const Parts&... parts) {
   if (!ok) throw Exception(concat(parts...));
 }
+
+/// `value` as a T, where a plain cast would be undefined behaviour or change the number silently:
+/// a float that no integer T holds (nan, inf, beyond its range; it is truncated toward zero
+/// otherwise) or an integer outside T's range throws std::invalid_argument naming `op`, as
+/// PyTorch's "value cannot be converted to type int64_t without overflow". Bool and float targets
+/// convert as usual.
+template <typename T, typename S>
+T checked_cast(S value, const char* op) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    bool fits = true;
+    if constexpr (std::is_floating_point_v<S>) {
+      // T holds [lo, hi): -2^31 to 2^31 for int, -2^63 to 2^63 for int64_t, 0 to 2^64 for uint64_t
+      const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits), lo = std::is_signed_v<T> ? -hi : 0.0;
+      fits = static_cast<double>(value) >= lo && static_cast<double>(value) < hi;  // false for nan
+    } else if constexpr (!std::is_same_v<S, bool>) {
+      fits = std::in_range<T>(value);
+    }
+    check(fits, op, ": value ", value, " cannot be converted to an integer of ", sizeof(T) * 8,
+          " bits without overflow");
+  }
+  return static_cast<T>(value);
+}
+
+/// a + b, a - b, a * b, -a and a^n on element type T. On int64 they wrap around in two's
+/// complement on overflow, as PyTorch's integer kernels give (INT64_MAX + 1 == INT64_MIN):
+/// computed on uint64_t, since signed overflow is undefined behaviour in C++. Other types compute
+/// as usual, so float loops still vectorise.
+///@{
+template <typename T>
+constexpr bool wraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+T wrapping_add(T a, T b) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return static_cast<T>(a + b);
+}
+template <typename T>
+T wrapping_sub(T a, T b) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  else
+    return static_cast<T>(a - b);
+}
+template <typename T>
+T wrapping_mul(T a, T b) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return static_cast<T>(a * b);
+}
+template <typename T>
+T wrapping_neg(T a) {
+  if constexpr (wraps<T>)
+    return static_cast<T>(uint64_t{0} - static_cast<uint64_t>(a));
+  else
+    return static_cast<T>(-a);
+}
+/// a^n by repeated squaring, exact up to the wrap-around (not through a double, which rounds
+/// 7^21 to 558545864083284032).
+inline int64_t wrapping_pow(int64_t a, uint64_t n) {
+  uint64_t result = 1, base = static_cast<uint64_t>(a);
+  for (; n > 0; n >>= 1) {
+    if (n & 1) result *= base;
+    base *= base;
+  }
+  return static_cast<int64_t>(result);
+}
+///@}
 
 /// Turns a possibly negative dim into 0..ndim-1. Throws std::out_of_range naming op and shape.
 int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op);

@@ -36,7 +36,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 // add: out = a + b;  grad_a = grad,  grad_b = grad
 /// Elementwise a + b with broadcasting (`torch.add`, Python's `a + b`). Any dtypes but two bools; the
 /// result has the broadcast shape and dtype result_type(a, b) (dtype.hpp). Throws std::invalid_argument
-/// naming both shapes when they do not broadcast, and for bool + bool.
+/// naming both shapes when they do not broadcast, and for bool + bool. int64 wraps around on
+/// overflow (two's complement: INT64_MAX + 1 is INT64_MIN), as PyTorch's; so do sub, mul and neg.
 Tensor add(const Tensor& a, const Tensor& b);
 // sub: out = a - b;  grad_a = grad,  grad_b = -grad
 /// Elementwise a - b with broadcasting (`torch.sub`, `a - b`). Shapes, dtypes and errors as add.
@@ -44,9 +45,11 @@ Tensor sub(const Tensor& a, const Tensor& b);
 // mul: out = a * b;  grad_a = grad * b,  grad_b = grad * a
 /// Elementwise a * b with broadcasting (`torch.mul`, `a * b`). Shapes, dtypes and errors as add.
 Tensor mul(const Tensor& a, const Tensor& b);
-// div: out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b^2   (int / int gives float32, as PyTorch)
+// div: out = a / b;  grad_a = grad / b,  grad_b = -grad * ((a / b) / b)   (int / int gives float32, as
+// PyTorch)
 /// Elementwise true division a / b with broadcasting (`torch.div`, `a / b`): integer operands give
-/// float32, as Python's `/`. Shapes and errors as add.
+/// float32, as Python's `/`. Shapes and errors as add. grad_b is computed as PyTorch's
+/// div_tensor_other_backward, (a / b) / b, not a / b^2, where b^2 would underflow or overflow.
 Tensor div(const Tensor& a, const Tensor& b);
 // neg: out = -a;  grad_a = -grad
 /// Elementwise -a (`torch.neg`, `-a`), same shape and dtype. Throws std::invalid_argument for bool.
@@ -72,7 +75,9 @@ inline Tensor rdiv(const Tensor& a, Scalar s) { return div(detail::scalar_operan
 
 // pow: out = a^p (p a number);  grad_a = grad * p * a^(p-1)
 /// Each element to the power `exponent` (`torch.pow`, `a ** p`), same shape. Floating inputs keep
-/// their dtype; int64 stays int64 for a whole exponent >= 0 and becomes float32 otherwise. Throws
+/// their dtype; int64 stays int64 for a whole exponent in [0, 2^63), computed exactly (wrapping
+/// around on overflow, as PyTorch: 7^21 is 558545864083284007), and becomes float32 otherwise
+/// (an exponent of inf gives inf for 2, as PyTorch's int ** float). Throws
 /// std::invalid_argument for bool with a whole exponent >= 0.
 Tensor pow(const Tensor& a, double exponent);
 
@@ -112,7 +117,8 @@ Tensor cos(const Tensor& a);
 /// Each element limited to [min, max], as min(max(a, min), max): with min > max all become max;
 /// either bound may be std::nullopt (`torch.clamp`). Same shape; the dtype is a's, unless a bound
 /// is of a higher category, as for `a + number` (int64 clamped to [-0.5, 2.7] is float32); nan
-/// stays nan. Throws std::invalid_argument when neither bound is given, and for bool.
+/// stays nan; int64 bounds are compared as integers (exact up to INT64_MAX). Throws
+/// std::invalid_argument when neither bound is given, and for bool.
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 // where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad elsewhere
 /// Picks a where `condition` holds, else b (`torch.where`). condition must be bool; the three shapes

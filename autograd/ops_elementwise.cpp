@@ -37,8 +37,9 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
     const T* g = grad.data_ptr<T>();
     T* o = out.data_ptr<T>();
     // Walk the gradient (the broadcast shape) and add each element into the input element it came from.
-    detail::for_each_broadcast(grad.shape(), grad.shape(), shape,
-                               [&](int64_t i, int64_t, int64_t j) { o[j] = static_cast<T>(o[j] + g[i]); });
+    detail::for_each_broadcast(grad.shape(), grad.shape(), shape, [&](int64_t i, int64_t, int64_t j) {
+      o[j] = detail::wrapping_add(o[j], g[i]);
+    });
   });
   return out;
 }
@@ -53,7 +54,7 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, const char* op, Dtype com
   check_defined(b, op);
   const Shape shape = broadcast_shapes(a.shape(), b.shape(), op);
   const Tensor ca = detail::convert(a, compute), cb = detail::convert(b, compute);
-  Tensor out = detail::new_tensor(shape, result);
+  Tensor out = detail::new_tensor(shape, result, op);
   dispatch(compute, [&]<typename T>() {
     dispatch(result, [&]<typename R>() {
       const T* x = ca.data_ptr<T>();
@@ -84,7 +85,7 @@ template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool 
   const Dtype dtype = promote_to_float && !a.is_floating_point() ? kFloat32 : a.dtype();
   check(dtype != kBool, op, ": not supported for bool tensors");
   const Tensor x = detail::convert(a, dtype);
-  Tensor out = detail::new_tensor(a.shape(), dtype);
+  Tensor out = detail::new_tensor(a.shape(), dtype, op);
   dispatch_numeric(dtype, op, [&]<typename T>() {
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
@@ -115,7 +116,7 @@ template <typename F> Tensor backward_map(const Tensor& grad, const Tensor& save
 
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel(a, b, "add", arithmetic_dtype(a, b, "add"), arithmetic_dtype(a, b, "add"),
-                             [](auto x, auto y) { return x + y; });
+                             [](auto x, auto y) { return detail::wrapping_add(x, y); });
   return detail::record(out, "AddBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(grad, in[1].shape())};
   });
@@ -123,7 +124,7 @@ Tensor add(const Tensor& a, const Tensor& b) {
 
 Tensor sub(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel(a, b, "sub", arithmetic_dtype(a, b, "sub"), arithmetic_dtype(a, b, "sub"),
-                             [](auto x, auto y) { return x - y; });
+                             [](auto x, auto y) { return detail::wrapping_sub(x, y); });
   return detail::record(out, "SubBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(neg(grad), in[1].shape())};
   });
@@ -131,7 +132,7 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel(a, b, "mul", arithmetic_dtype(a, b, "mul"), arithmetic_dtype(a, b, "mul"),
-                             [](auto x, auto y) { return x * y; });
+                             [](auto x, auto y) { return detail::wrapping_mul(x, y); });
   return detail::record(out, "MulBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     return std::vector<Tensor>{in[0].requires_grad() ? sum_to(mul(grad, in[1]), in[0].shape()) : Tensor(),
                                in[1].requires_grad() ? sum_to(mul(grad, in[0]), in[1].shape()) : Tensor()};
@@ -145,21 +146,32 @@ Tensor div(const Tensor& a, const Tensor& b) {
   return detail::record(out, "DivBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     const Tensor& a = in[0];
     const Tensor& b = in[1];
-    return std::vector<Tensor>{a.requires_grad() ? sum_to(div(grad, b), a.shape()) : Tensor(),
-                               b.requires_grad() ? sum_to(neg(div(mul(grad, a), mul(b, b))), b.shape()) : Tensor()};
+    return std::vector<Tensor>{
+        a.requires_grad() ? sum_to(div(grad, b), a.shape()) : Tensor(),
+        b.requires_grad() ? sum_to(mul(neg(grad), div(div(a, b), b)), b.shape()) : Tensor()};
   });
 }
 
 Tensor neg(const Tensor& a) {
-  Tensor out = unary_kernel(a, "neg", false, [](auto x) { return -x; });
+  Tensor out =
+      unary_kernel(a, "neg", false, [](auto x) { return detail::wrapping_neg(x); });  // -INT64_MIN wraps
   return detail::record(out, "NegBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>&) {
     return std::vector<Tensor>{neg(grad)};
   });
 }
 
 Tensor pow(const Tensor& a, double exponent) {
-  Tensor out = unary_kernel(a, "pow", !(exponent == std::floor(exponent) && exponent >= 0),
-                            [exponent](auto x) { return std::pow(x, static_cast<decltype(x)>(exponent)); });
+  // An integer tensor stays one for a whole exponent in [0, 2^63), computed exactly; any other
+  // exponent (negative, fractional, inf, nan, huge) makes it float32, as PyTorch's int ** float.
+  const bool integer_power = exponent == std::floor(exponent) && exponent >= 0 && exponent < 0x1p63;
+  Tensor out = unary_kernel(a, "pow", !integer_power, [exponent](auto x) {
+    using T = decltype(x);
+    if constexpr (detail::wraps<T>) {
+      return detail::wrapping_pow(x, static_cast<uint64_t>(exponent));
+    } else {
+      return std::pow(x, static_cast<T>(exponent));
+    }
+  });
   return detail::record(out, "PowBackward0", {a}, [exponent](const Tensor& grad, const std::vector<Tensor>& in) {
     if (exponent == 0.0) return std::vector<Tensor>{zeros_like(grad)};  // d/da a^0 = 0, even at a = 0
     return std::vector<Tensor>{backward_map(grad, in[0], [exponent](auto g, auto x) {
@@ -200,7 +212,7 @@ Tensor sqrt(const Tensor& a) {
 }
 
 Tensor abs(const Tensor& a) {
-  Tensor out = unary_kernel(a, "abs", false, [](auto x) { return x < 0 ? -x : x; });
+  Tensor out = unary_kernel(a, "abs", false, [](auto x) { return x < 0 ? detail::wrapping_neg(x) : x; });
   return detail::record(out, "AbsBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) {
       using T = decltype(x);
@@ -260,10 +272,18 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   if (min) dtype = result_type(dtype, min->dtype());
   if (max) dtype = result_type(dtype, max->dtype());
   const double lo = min ? min->to_double() : -INFINITY, hi = max ? max->to_double() : INFINITY;
+  // An int64 result has integer bounds, compared as integers: through a double, INT64_MAX would
+  // round up to 2^63, which no int64 holds.
+  const int64_t lo_int = min ? min->to_int64() : std::numeric_limits<int64_t>::min();
+  const int64_t hi_int = max ? max->to_int64() : std::numeric_limits<int64_t>::max();
 
   // min(max(x, lo), hi): with lo > hi every element becomes hi, as torch.clamp gives.
-  Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [lo, hi](auto x) {
+  Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [lo, hi, lo_int, hi_int](auto x) {
     using T = decltype(x);
+    if constexpr (detail::wraps<T>) {
+      const T y = x < lo_int ? lo_int : x;
+      return y > hi_int ? hi_int : y;
+    }
     if (std::isnan(static_cast<double>(x))) return x;  // nan stays nan, as PyTorch
     // A nan bound (the dtype is then floating) gives nan, as in PyTorch.
     if constexpr (std::is_floating_point_v<T>) {

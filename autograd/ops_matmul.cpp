@@ -217,7 +217,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   check(a.dtype() != kBool, "matmul: expected float32, float64 or int64 operands, got bool");
   const Plan plan = make_plan(a.shape(), b.shape());
 
-  Tensor out = detail::new_tensor(plan.out_shape, a.dtype());
+  Tensor out = detail::new_tensor(plan.out_shape, a.dtype(), "matmul");
   dispatch(a.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       const T* x = a.data_ptr<T>();

@@ -182,15 +182,16 @@ void normal_fill(Generator& gen, T* data, int64_t n, T mean, T std) {
 
 Generator::Generator(uint64_t seed) : engine_(std::make_unique<Engine>()) { manual_seed(seed); }
 
+// A copy of a moved-from generator is moved-from too (no engine), rather than a null dereference.
 Generator::Generator(const Generator& other)
-    : engine_(std::make_unique<Engine>(*other.engine_)),
+    : engine_(other.engine_ ? std::make_unique<Engine>(*other.engine_) : nullptr),
       seed_(other.seed_),
       next_normal_(other.next_normal_),
       next_float_normal_(other.next_float_normal_) {}
 
 Generator& Generator::operator=(const Generator& other) {
   if (this != &other) {
-    engine_ = std::make_unique<Engine>(*other.engine_);
+    engine_ = other.engine_ ? std::make_unique<Engine>(*other.engine_) : nullptr;
     seed_ = other.seed_;
     next_normal_ = other.next_normal_;
     next_float_normal_ = other.next_float_normal_;
@@ -215,7 +216,15 @@ void Generator::manual_seed(uint64_t seed) {
 
 uint64_t Generator::initial_seed() const { return seed_; }
 
-uint32_t Generator::random() { return (*engine_)(); }
+// Every draw passes through here, so this one check covers them all.
+uint32_t Generator::random() {
+  if (!engine_) [[unlikely]] {
+    throw std::runtime_error(
+        "Generator: drawing from a moved-from generator; call manual_seed() on it or assign another "
+        "generator to it first");
+  }
+  return (*engine_)();
+}
 
 uint64_t Generator::random64() {
   const uint64_t high = random();

@@ -33,7 +33,7 @@ class Generator {
   /// Releases the engine.
   ~Generator();
   /// Takes over the state of `other`, which is left without an engine: reseed it or assign to
-  /// it before drawing from it again.
+  /// it before drawing from it again (a draw from it throws std::runtime_error).
   Generator(Generator&& other) noexcept;
   /// Takes over the state of `other`, which is left without an engine: reseed it or assign to
   /// it before drawing from it again.

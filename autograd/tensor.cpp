@@ -19,6 +19,7 @@
 namespace minigrad {
 
 using detail::check;
+using detail::concat;
 
 // ---- shapes ----------------------------------------------------------------------------------
 
@@ -56,14 +57,20 @@ void dtype_mismatch(Dtype have, Dtype want) {
 
 namespace detail {
 
-Tensor new_tensor(const Shape& shape, Dtype dtype) {
+Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->dtype = dtype;
   impl->numel = shape_numel(shape);
   const int64_t max_elements = std::numeric_limits<int64_t>::max() / 8;
   check(impl->numel <= max_elements, "shape ", shape, " is too large to allocate");
-  impl->storage = allocate_storage(impl->numel * static_cast<int64_t>(element_size(dtype)));
+  const int64_t bytes = impl->numel * static_cast<int64_t>(element_size(dtype));
+  try {
+    impl->storage = allocate_storage(bytes);
+  } catch (const std::bad_alloc&) {  // the one place tensors are allocated: say what was asked for
+    throw OutOfMemoryError(concat(op != nullptr ? op : "tensor", ": out of memory allocating a ",
+                                  dtype_name(dtype), " tensor of shape ", shape, " (", bytes, " bytes)"));
+  }
   impl->version = std::make_shared<int64_t>(0);
   return Tensor(std::move(impl));
 }
@@ -113,21 +120,7 @@ template <typename T> const T* Tensor::data_ptr() const {
   return reinterpret_cast<const T*>(impl_->data());
 }
 
-namespace {
-// value as a T. A float that does not fit an integer T (nan, inf, out of range) throws
-// std::invalid_argument naming `op`, where a plain cast would be undefined behaviour.
-template <typename T, typename S>
-T checked_cast(S value, const char* op) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<S>) {
-    // T holds [lo, hi): -2^31 to 2^31 for int, -2^63 to 2^63 for int64_t, 0 to 2^32 for unsigned
-    const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits), lo = std::is_signed_v<T> ? -hi : 0.0;
-    const auto x = static_cast<double>(value);
-    check(x >= lo && x < hi, op, ": ", value, " cannot be converted to an integer of ", sizeof(T) * 8,
-          " bits without overflow");
-  }
-  return static_cast<T>(value);
-}
-}  // namespace
+using detail::checked_cast;
 
 template <typename T> T Tensor::item() const {
   check(numel() == 1, "item: a tensor with ", numel(), " elements (shape ", shape(),
@@ -178,6 +171,7 @@ Tensor Tensor::grad() const { return impl_of(*this).grad; }
 std::shared_ptr<Node> Tensor::grad_fn() const { return impl_of(*this).grad_fn; }
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
+  impl_of(*this);  // first: the message below reads impl_
   check(is_leaf(), "requires_grad_: only leaf tensors can change requires_grad (this one was made by ",
         impl_->grad_fn ? impl_->grad_fn->name : "an op", "); use detach() first");
   check(!requires_grad || is_floating_point(), "requires_grad_: only floating-point tensors can require "
@@ -192,7 +186,11 @@ void Tensor::set_grad(const Tensor& grad) {
   check(!grad.defined() || grad.dtype() == dtype(), "set_grad: gradient of dtype ",
         grad.defined() ? dtype_name(grad.dtype()) : "", " does not match the tensor's dtype ",
         dtype_name(dtype()));
-  impl_of(*this);
+  // Backward would add into the tensor's own data (and an optimizer step subtract it from itself).
+  // PyTorch refuses the tensor itself; an alias of its data (detach, view) is refused here too.
+  check(!grad.defined() || grad.impl()->storage != impl_->storage,
+        "set_grad: can't assign a tensor as its own grad (the gradient shares this tensor's data; pass "
+        "a clone())");
   impl_->grad = grad;
 }
 
@@ -215,7 +213,7 @@ Tensor Tensor::detach() const {
 int64_t Tensor::version() const { return *impl_of(*this).version; }
 
 Tensor Tensor::clone() const {
-  Tensor out = detail::new_tensor(shape(), dtype());
+  Tensor out = detail::new_tensor(shape(), dtype(), "clone");
   std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
   return detail::record(out, "CloneBackward0", {*this},
                         [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{grad}; });
@@ -309,8 +307,9 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
     T* dst = data_ptr<T>();
     const T* b = src.data_ptr<T>();
     const T a = alpha.to<T>();
-    detail::for_each_broadcast(shape(), shape(), src.shape(),
-                               [&](int64_t i, int64_t, int64_t j) { dst[i] = static_cast<T>(dst[i] + a * b[j]); });
+    detail::for_each_broadcast(shape(), shape(), src.shape(), [&](int64_t i, int64_t, int64_t j) {
+      dst[i] = detail::wrapping_add(dst[i], detail::wrapping_mul(a, b[j]));
+    });
   });
   detail::bump_version(*this);
   return *this;
@@ -324,7 +323,7 @@ Tensor& Tensor::mul_(Scalar factor) {
   dispatch(dtype(), [&]<typename T>() {
     T* data = data_ptr<T>();
     const T f = factor.to<T>();
-    for (int64_t i = 0; i < numel(); ++i) data[i] = static_cast<T>(data[i] * f);
+    for (int64_t i = 0; i < numel(); ++i) data[i] = detail::wrapping_mul(data[i], f);
   });
   detail::bump_version(*this);
   return *this;
@@ -343,7 +342,7 @@ Tensor with_grad(Tensor t, const TensorOptions& options) {
 }  // namespace
 
 Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype);
+  Tensor out = detail::new_tensor(shape, options.dtype, "full");
   {
     NoGradGuard no_grad;
     out.fill_(value);
@@ -372,18 +371,50 @@ Tensor arange(Scalar start, Scalar end, Scalar step) {
   return arange(start, end, step, {.dtype = all_integers ? kInt64 : kFloat32});
 }
 
+namespace {
+// arange of integers into int64, counted exactly: through a double, integers beyond 2^53 round
+// (arange(2^62, 2^62 + 3) had no elements). Spans and values are computed on uint64_t, where they
+// wrap instead of overflowing; every value lies between start and end, so it is exact.
+Tensor integer_arange(int64_t start, int64_t end, int64_t step) {
+  check(step != 0, "arange: step must be nonzero");
+  check((step > 0 && end >= start) || (step < 0 && end <= start), "arange: the step ", step,
+        " does not lead from ", start, " to ", end);
+  const uint64_t span = step > 0 ? static_cast<uint64_t>(end) - static_cast<uint64_t>(start)
+                                 : static_cast<uint64_t>(start) - static_cast<uint64_t>(end);
+  const uint64_t stride = step > 0 ? static_cast<uint64_t>(step) : uint64_t{0} - static_cast<uint64_t>(step);
+  const uint64_t count = span / stride + (span % stride != 0 ? 1 : 0);  // ceil(span / |step|)
+  check(count <= (uint64_t{1} << 52), "arange: from ", start, " to ", end, " by ", step, " gives ", count,
+        " elements, too many to allocate");
+  const auto n = static_cast<int64_t>(count);
+  Tensor out = detail::new_tensor({n}, kInt64);
+  int64_t* data = out.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) data[i] = detail::wrapping_add(start, detail::wrapping_mul(i, step));
+  return out;
+}
+}  // namespace
+
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
+  const bool integers = start.dtype() != kFloat64 && end.dtype() != kFloat64 && step.dtype() != kFloat64;
+  if (integers && options.dtype == kInt64)
+    return with_grad(integer_arange(start.to_int64(), end.to_int64(), step.to_int64()), options);
+
   const double a = start.to_double(), b = end.to_double(), s = step.to_double();
   check(s != 0, "arange: step must be nonzero");
   check(std::isfinite(a) && std::isfinite(b), "arange: start and end must be finite");
   check((s > 0 && b >= a) || (s < 0 && b <= a), "arange: the step ", s, " does not lead from ", a, " to ", b);
+  if (options.dtype == kInt64) {  // each of the three must fit, as PyTorch checks
+    checked_cast<int64_t>(a, "arange");
+    checked_cast<int64_t>(b, "arange");
+    checked_cast<int64_t>(s, "arange");
+  }
   const double count = std::ceil((b - a) / s);
   check(count <= static_cast<double>(int64_t{1} << 52), "arange: from ", a, " to ", b, " by ", s, " gives ",
         count, " elements, too many to allocate");
   const auto n = static_cast<int64_t>(count);
   Tensor out = detail::new_tensor({n}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
-    for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = static_cast<T>(a + static_cast<double>(i) * s);
+    for (int64_t i = 0; i < n; ++i)
+      out.data_ptr<T>()[i] = checked_cast<T>(a + static_cast<double>(i) * s, "arange");
   });
   return with_grad(out, options);
 }
@@ -425,7 +456,7 @@ Tensor from_values(const std::vector<Source>& data, const Shape& shape, const Te
   Tensor out = detail::new_tensor(shape, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
     T* dst = out.data_ptr<T>();
-    for (size_t i = 0; i < data.size(); ++i) dst[i] = static_cast<T>(data[i]);
+    for (size_t i = 0; i < data.size(); ++i) dst[i] = checked_cast<T>(data[i], "tensor");
   });
   return with_grad(out, options);
 }
@@ -480,14 +511,14 @@ Tensor tensor(std::initializer_list<NestedList> values, TensorOptions options) {
 
 Tensor rand(const Shape& shape, TensorOptions options) { return rand(shape, default_generator(), options); }
 Tensor rand(const Shape& shape, Generator& generator, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype);
+  Tensor out = detail::new_tensor(shape, options.dtype, "rand");
   out.uniform_(0.0, 1.0, generator);
   return with_grad(out, options);
 }
 
 Tensor randn(const Shape& shape, TensorOptions options) { return randn(shape, default_generator(), options); }
 Tensor randn(const Shape& shape, Generator& generator, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype);
+  Tensor out = detail::new_tensor(shape, options.dtype, "randn");
   out.normal_(0.0, 1.0, generator);
   return with_grad(out, options);
 }
@@ -497,7 +528,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions opti
 }
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator, TensorOptions options) {
   check(low < high, "randint: low (", low, ") must be less than high (", high, ")");
-  Tensor values = detail::new_tensor(shape, kInt64);
+  Tensor values = detail::new_tensor(shape, kInt64, "randint");
   generator.random_from_to(values.data_ptr<int64_t>(), values.numel(), low, high);
   return with_grad(detail::convert(values, options.dtype), options);
 }

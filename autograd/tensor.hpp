@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -109,7 +110,8 @@ class Tensor {
   /// The accumulated gradient (`x.grad`); undefined until a backward() reaches this tensor.
   Tensor grad() const;
   /// Replaces the gradient (undefined resets it, as `x.grad = None`). Throws std::invalid_argument
-  /// for a gradient of another shape or dtype, as PyTorch refuses one.
+  /// for a gradient of another shape or dtype, as PyTorch refuses one, and for the tensor itself or
+  /// an alias of its data ("can't assign Variable as its own grad", in PyTorch for the tensor itself).
   void set_grad(const Tensor& grad);
   /// The node that produced this tensor, or nullptr for a leaf (`x.grad_fn`).
   std::shared_ptr<Node> grad_fn() const;
@@ -133,7 +135,9 @@ class Tensor {
   int64_t version() const;
   /// An independent copy of the data, recorded in the graph (`x.clone()`).
   Tensor clone() const;
-  /// Converted to another dtype; returns *this unchanged if it already has it (`x.to(dtype)`).
+  /// Converted to another dtype; returns *this unchanged if it already has it (`x.to(dtype)`). A
+  /// float becomes an integer truncated toward zero. Throws std::invalid_argument for a float
+  /// that no int64 holds (nan, inf, beyond +-2^63), where PyTorch returns an arbitrary number.
   Tensor to(Dtype dtype) const;
 
   // ---- in-place, never recorded (used for initialisation and optimizer steps) ---------------
@@ -304,8 +308,9 @@ struct Node {
   Node() = default;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
-  /// Frees the chain of nodes behind this one iteratively, so dropping a 100,000-op graph cannot
-  /// overflow the stack with nested destructor calls.
+  /// Frees the nodes behind this one iteratively, so dropping a graph of any depth and shape
+  /// (chains, residual connections, an input used twice) cannot overflow the stack with nested
+  /// destructor calls.
   ~Node();
 };
 
@@ -342,8 +347,9 @@ Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 /// Identity matrix [n, n] (`torch.eye`).
 Tensor eye(int64_t n, TensorOptions options = {});
 /// start, start+step, ... below end, 1-d (`torch.arange`). Dtype int64 when options.dtype is
-/// left at its default and all three are integers, as PyTorch infers. Throws for step == 0 or a
-/// step of the wrong sign.
+/// left at its default and all three are integers, as PyTorch infers; integers are then counted
+/// exactly, without rounding through a double. Throws for step == 0, a step of the wrong sign, or
+/// an int64 result with a value no int64 holds.
 ///@{
 Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
@@ -368,7 +374,8 @@ Tensor full_like(const Tensor& other, Scalar value);
 ///@}
 
 /// From data and a shape: `tensor({1, 2, 3, 4}, {2, 2})`. Throws std::invalid_argument if the
-/// element count does not match the shape.
+/// element count does not match the shape, or for a float that the int64 dtype cannot hold (nan,
+/// inf, 1e30), as PyTorch's "value cannot be converted".
 ///@{
 Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options = {});
 Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options = {});
@@ -445,10 +452,26 @@ std::ostream& operator<<(std::ostream& os, const Tensor& tensor);
 /// The same text as operator<<.
 std::string to_string(const Tensor& tensor);
 
+/// What a failed tensor allocation throws: a std::bad_alloc whose what() says which op wanted how
+/// much, e.g. `matmul: out of memory allocating a float32 tensor of shape [100000, 100000]
+/// (40000000000 bytes)` (PyTorch's "DefaultCPUAllocator: not enough memory").
+class OutOfMemoryError : public std::bad_alloc {
+ public:
+  /// The full message, op and shape included.
+  explicit OutOfMemoryError(std::string message) : message_(std::move(message)) {}
+  /// The message given to the constructor.
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
+
 // ---- internals shared by the op files ---------------------------------------------------------
 namespace detail {
 /// A new contiguous tensor, not recorded, with uninitialised data (ops overwrite every element).
-Tensor new_tensor(const Shape& shape, Dtype dtype);
+/// Throws std::invalid_argument for a shape whose element count overflows, and OutOfMemoryError
+/// (a std::bad_alloc) naming `op` (when given), the shape, dtype and bytes when the memory is not there.
+Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op = nullptr);
 /// Throws std::runtime_error for an in-place write to a tensor that requires grad in grad mode.
 void check_inplace(const Tensor& self, const char* op);
 /// Counts one in-place change to self's data (Tensor::version()), after the write.

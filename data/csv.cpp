@@ -1,15 +1,21 @@
 // read_csv: lines from zlib (plain or gzip alike), split at the delimiter, parsed by from_chars.
 //
-// zlib's gzopen/gzgets read an uncompressed file unchanged, so one reading loop serves both
-// kinds of file. The values go into one flat row-major vector, which becomes the tensor at the
+// zlib's gzread reads an uncompressed file unchanged, so one reading loop serves both kinds of
+// file. The values go into one flat row-major vector, which becomes the tensor at the
 // end; every line is checked against the width of the first data line as it is read.
 #include "data/csv.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -21,32 +27,88 @@
 namespace minigrad::data {
 
 using minigrad::detail::check;
+using minigrad::detail::concat;
 
 namespace {
 
 using GzFile = std::unique_ptr<gzFile_s, decltype(&gzclose)>;
 
-/// The next line without its "\n" or "\r\n"; false at the end of the file. Lines longer than the
-/// buffer arrive in pieces and are joined. Throws std::runtime_error for corrupt gzip data.
-bool read_line(gzFile file, const std::string& path, int64_t line_number, std::string& line) {
-  line.clear();
-  char buffer[4096];
-  while (true) {
-    if (gzgets(file, buffer, sizeof buffer) == nullptr) {
-      int error = Z_OK;
-      const char* message = gzerror(file, &error);
-      check<std::runtime_error>(error == Z_OK, "read_csv: ", path, ":", line_number, ": cannot read (",
-                                message, "; is the gzip file truncated or corrupt?)");
-      break;  // end of the file
-    }
-    line += buffer;
-    if (line.back() == '\n') break;
-  }
-  if (line.empty()) return false;
+/// The file opened for reading through zlib. It is opened without waiting (a named pipe with no
+/// writer would block open() forever) and must be a regular file. Throws std::runtime_error.
+GzFile open_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  check<std::runtime_error>(fd >= 0, "read_csv: cannot open ", path, " (", std::strerror(errno), ")");
+  struct stat info {};
+  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  if (!regular) ::close(fd);
+  check<std::runtime_error>(regular, "read_csv: cannot open ", path, " (not a regular file)");
+  GzFile file(gzdopen(fd, "rb"), &gzclose);
+  if (file == nullptr) ::close(fd);
+  check<std::runtime_error>(file != nullptr, "read_csv: cannot open ", path, " (out of memory)");
+  return file;
+}
 
-  if (line.back() == '\n') line.pop_back();
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
+/// The lines of a file, split at "\n" by length rather than as C strings, so a NUL byte is one
+/// more byte of its line (which the checks below then refuse) instead of a silent end of string.
+class LineReader {
+ public:
+  LineReader(gzFile file, const std::string& path) : file_(file), path_(path) {}
+
+  /// The next line without its "\n" or "\r\n"; false at the end of the file. Throws
+  /// std::runtime_error for corrupt gzip data.
+  bool next(std::string& line, int64_t line_number) {
+    line.clear();
+    while (true) {
+      const size_t newline = buffer_.find('\n', position_);
+      if (newline != std::string::npos) {
+        line.append(buffer_, position_, newline - position_);
+        position_ = newline + 1;
+        break;
+      }
+      line.append(buffer_, position_);
+      if (!refill(line_number)) {
+        if (line.empty()) return false;
+        break;  // a last line without "\n"
+      }
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  }
+
+ private:
+  bool refill(int64_t line_number) {
+    buffer_.resize(65536);
+    position_ = 0;
+    const int got = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+    int error = Z_OK;
+    const char* message = gzerror(file_, &error);
+    check<std::runtime_error>(got >= 0 && error == Z_OK, "read_csv: ", path_, ":", line_number,
+                              ": cannot read (", message, "; is the gzip file truncated or corrupt?)");
+    buffer_.resize(static_cast<size_t>(got));
+    return got > 0;
+  }
+
+  gzFile file_;
+  const std::string& path_;
+  std::string buffer_;
+  size_t position_ = 0;
+};
+
+/// Throws std::runtime_error naming the line, field and byte of the first byte a CSV file may not
+/// hold: a control character other than tab (NUL, a lone "\r", ...). Bytes from 0x80 up are let
+/// through for UTF-8 column names; in a value they fail as "not a number".
+void check_bytes(std::string_view line, char delimiter, const std::string& path, int64_t line_number) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(line[i]);
+    if (byte >= 0x20 && byte != 0x7f) continue;
+    if (byte == '\t' || line[i] == delimiter) continue;
+    const int64_t field =
+        1 + std::count(line.begin(), line.begin() + static_cast<std::ptrdiff_t>(i), delimiter);
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", byte);
+    throw std::runtime_error(concat("read_csv: ", path, ":", line_number, ": column ", field, ": byte ", hex,
+                                    " at character ", i + 1, " is not allowed in a CSV file"));
+  }
 }
 
 /// The field without spaces or tabs around it.
@@ -67,7 +129,8 @@ int64_t parse_line(std::string_view line, char delimiter, const std::string& pat
     std::string_view field = trim(line.substr(start, end - start));
     ++column;
 
-    if (!field.empty() && field.front() == '+') field.remove_prefix(1);  // from_chars refuses "+1"
+    // from_chars refuses "+1"; dropping the '+' must not let "+-1" through as -1.
+    if (field.size() >= 2 && field[0] == '+' && field[1] != '-' && field[1] != '+') field.remove_prefix(1);
     double value = 0.0;
     const auto [rest, error] = std::from_chars(field.data(), field.data() + field.size(), value);
     check<std::runtime_error>(error == std::errc() && rest == field.data() + field.size() && !field.empty(),
@@ -83,9 +146,8 @@ int64_t parse_line(std::string_view line, char delimiter, const std::string& pat
 }  // namespace
 
 Tensor read_csv(const std::string& path, CsvOptions options) {
-  GzFile file(gzopen(path.c_str(), "rb"), &gzclose);
-  check<std::runtime_error>(file != nullptr, "read_csv: cannot open ", path,
-                            " (no such file, or not readable)");
+  const GzFile file = open_file(path);
+  LineReader lines(file.get(), path);
 
   std::vector<double> values;
   int64_t rows = 0;
@@ -93,9 +155,10 @@ Tensor read_csv(const std::string& path, CsvOptions options) {
   int64_t first_data_line = 0;
   int64_t line_number = 0;
   std::string line;
-  while (read_line(file.get(), path, line_number + 1, line)) {
+  while (lines.next(line, line_number + 1)) {
     ++line_number;
     if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 byte order mark
+    check_bytes(line, options.delimiter, path, line_number);
     if (line_number == 1 && options.skip_header) continue;
     if (trim(line).empty()) continue;
 

@@ -24,10 +24,13 @@ struct CsvOptions {
 /// anything std::from_chars reads: 5.1, -3, 1e-4, nan, inf). float64 keeps every value as the
 /// double nearest to what is written, as numpy reads it; `.to(kFloat32)` then rounds as
 /// `torch.from_numpy(a).float()` does. Plain or gzip-compressed files alike.
-/// Throws std::runtime_error naming the file: one that cannot be opened or holds no data line;
-/// naming the line (counted from 1, header included) too: a value that is not a number
-/// (`read_csv: assets/iris.csv:17: column 3: "abc" is not a number`), a line with another number
-/// of values than the first data line (ragged rows), or corrupt gzip data.
+/// Throws std::runtime_error naming the file: one that cannot be opened, is not a regular file (a
+/// named pipe is refused without waiting for a writer) or holds no data line; naming the line
+/// (counted from 1, header included) too: a value that is not a number
+/// (`read_csv: assets/iris.csv:17: column 3: "abc" is not a number`; "+-1" is not one), a byte the
+/// format does not allow, with its column and character (a NUL, a control character other than
+/// tab, a "\r" inside a line: `... :1: column 2: byte 0x00 at character 4 is not allowed`), a line
+/// with another number of values than the first data line (ragged rows), or corrupt gzip data.
 Tensor read_csv(const std::string& path, CsvOptions options = {});
 
 }  // namespace minigrad::data

@@ -32,7 +32,11 @@ TensorDataset::TensorDataset(std::vector<Tensor> tensors) : tensors_(std::move(t
   }
 }
 
-int64_t TensorDataset::size() const { return tensors_.front().size(0); }
+int64_t TensorDataset::size() const {
+  check<std::runtime_error>(!tensors_.empty(),
+                            "TensorDataset: this dataset was moved from and holds no tensors");
+  return tensors_.front().size(0);
+}
 
 std::vector<Tensor> TensorDataset::get(int64_t index) const {
   check<std::out_of_range>(index >= 0 && index < size(), "TensorDataset::get: index ", index,
@@ -110,6 +114,8 @@ std::vector<int64_t> DataLoader::epoch_order() {
 }
 
 DataLoader::Iterator DataLoader::begin() {
+  check<std::runtime_error>(!dataset_.tensors().empty(),
+                            "DataLoader: this loader was moved from and holds no dataset");
   std::vector<int64_t> order = epoch_order();
   if (options_.drop_last) {
     order.resize(order.size() - order.size() % static_cast<size_t>(options_.batch_size));
@@ -137,6 +143,11 @@ DataLoader::Iterator& DataLoader::Iterator::operator++() {
 }
 
 void DataLoader::Iterator::load() {
+  check<std::runtime_error>(loader_ != nullptr,
+                            "DataLoader: advancing an iterator that belongs to no loader");
+  check<std::runtime_error>(!loader_->dataset_.tensors().empty(),
+                            "DataLoader: advancing an iterator of a loader that was moved from (an iterator "
+                            "refers to its loader: iterate the loader it was moved into)");
   // PyTorch's sampler runs out of indices when asked for more than N: for an incomplete last
   // batch, or for the batch after the last one. Only then does it draw its trailing permutation.
   const bool at_end = position_ >= order_.size();

@@ -38,7 +38,8 @@ class TensorDataset {
   explicit TensorDataset(const Tensor& first, const More&... more)
       : TensorDataset(std::vector<Tensor>{first, more...}) {}
 
-  /// N, the number of examples (`len(dataset)`).
+  /// N, the number of examples (`len(dataset)`). Throws std::runtime_error for a dataset that was
+  /// moved from (it holds no tensors).
   int64_t size() const;
 
   /// Example i: row i of each tensor, shape [...] (`dataset[i]`). A copy, not recorded.
@@ -91,6 +92,8 @@ class DataLoader {
   using Batch = std::vector<Tensor>;
 
   /// An input iterator over one epoch's batches; compares equal to end() after the last one.
+  /// Advancing one whose loader was moved from, or a default-constructed one, throws
+  /// std::runtime_error.
   class Iterator {
    public:
     ///@{

@@ -4,6 +4,7 @@
 #include "data/datasets.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <stdexcept>
 #include <vector>
@@ -108,6 +109,10 @@ Examples make_spiral(int64_t n_per_class, int64_t n_classes, double noise, Gener
   check(n_per_class >= 1, "make_spiral: n_per_class must be at least 1, got ", n_per_class);
   check(n_classes >= 1, "make_spiral: n_classes must be at least 1, got ", n_classes);
   check(noise >= 0.0, "make_spiral: noise must be non-negative, got ", noise);
+  // shape_numel's overflow rule, before the product is used: a wrapped product once allocated too
+  // few rows for the loops below to write.
+  check(n_per_class <= std::numeric_limits<int64_t>::max() / n_classes,
+        "make_spiral: n_per_class * n_classes (", n_per_class, " * ", n_classes, ") overflows int64");
   const int64_t n = n_per_class * n_classes;
   Tensor x = minigrad::detail::new_tensor({n, 2}, kFloat32);
   Tensor y = minigrad::detail::new_tensor({n}, kInt64);

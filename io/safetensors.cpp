@@ -6,24 +6,27 @@
 #include "io/safetensors.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "autograd/op_support.hpp"
 
@@ -41,6 +44,9 @@ namespace {
 using nlohmann::json;
 
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // safetensors' own limit (MAX_HEADER_SIZE)
+// PyTorch's reductions refuse more than 64 dims ("only tensors with up to 64 dims are supported",
+// ATen/WrapDimUtilsMulti.h); a file with more is an attack: 50,000 dims of size 1 fit in 100 KB.
+constexpr size_t kMaxDims = 64;
 const std::string kMetadataKey = "__metadata__";
 
 // Every problem with a file is a std::runtime_error (a bad argument is a std::invalid_argument).
@@ -85,7 +91,12 @@ uint64_t byte_size(const Tensor& t) { return static_cast<uint64_t>(t.numel()) * 
 std::string shorten(const std::string& text) {
   return text.size() <= 200 ? text : text.substr(0, 200) + "...";
 }
-std::string quoted(const std::string& text) { return "\"" + shorten(text) + "\""; }
+std::string quoted(const std::string& text) {
+  std::string out = "\"";  // built by appending: GCC 12 warns falsely (-Wrestrict) about "\"" + text
+  out += shorten(text);
+  out += '"';
+  return out;
+}
 std::string excerpt(const json& value) { return shorten(value.dump()); }
 
 // ---- saving -------------------------------------------------------------------------------------
@@ -131,61 +142,122 @@ std::string make_header(const nn::NamedTensors& sorted, const Metadata& metadata
   return text;
 }
 
-// The temporary file a save writes: `path.tmp-<pid>` in the same folder (a rename is atomic only
-// within one file system). It is removed on any error, and renamed over `path` by commit().
+// ---- saving: the temporary file ------------------------------------------------------------------
+
+// A save writes `.<name>.tmp-<pid>-<count>-<random>` in the target's folder (a rename is atomic
+// only within one file system), where <name> is the target's file name cut so that the whole stays
+// within the 255-byte limit of a file name. The name is unique per process (pid), per save in it
+// (count) and across hosts and containers sharing the folder (random), and the file is created
+// exclusively: an existing file or symlink of that name is never opened, another name is tried.
+constexpr size_t kMaxNameBytes = 255;    // NAME_MAX on Linux and macOS file systems
+constexpr size_t kTempSuffixBytes = 64;  // ".tmp-" + pid + count + random, with room to spare
+constexpr auto kStaleAge = std::chrono::minutes(10);
+
+std::atomic<uint64_t> save_count{0};
+
+// ".<name>.tmp-": what every temporary file of a save to `name` starts with.
+std::string temp_prefix(const std::string& name) {
+  std::string prefix = ".";
+  prefix.append(name, 0, kMaxNameBytes - 1 - kTempSuffixBytes);
+  prefix.append(".tmp-");
+  return prefix;
+}
+
+std::string folder_of(const std::string& path) {
+  const std::string folder = std::filesystem::path(path).parent_path().string();
+  return folder.empty() ? "." : folder;
+}
+
+// Removes the temporary files a killed save of this name left behind. A save holds an exclusive
+// flock on its temporary file from creation to rename, and the system drops it when the process
+// dies; so a file of our naming that we can lock and that has not been written to for 10 minutes
+// belongs to no running save. Best effort: any error leaves the file where it is.
+void remove_stale_temp_files(const std::string& folder, const std::string& prefix) {
+  std::error_code error;
+  std::filesystem::directory_iterator it(folder, error), end;
+  for (; !error && it != end; it.increment(error)) {
+    const std::filesystem::path& file = it->path();
+    if (file.filename().string().compare(0, prefix.size(), prefix) != 0) continue;
+    const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat info {};
+    const bool stale =
+        ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+        std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(info.st_mtime) >
+            kStaleAge &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    if (stale) ::unlink(file.c_str());
+    ::close(fd);
+  }
+}
+
+// The temporary file of one save. It is removed on any error, and renamed over `path` by commit().
 class PendingFile {
  public:
-  explicit PendingFile(const std::string& path)
-      : path_(path), temp_(path + ".tmp-" + std::to_string(::getpid())) {
-    file_ = std::fopen(temp_.c_str(), "wb");
-    if (file_ == nullptr) fail("creating the temporary file", temp_);
+  explicit PendingFile(const std::string& path) : path_(path), folder_(folder_of(path)) {
+    const std::string prefix = temp_prefix(std::filesystem::path(path).filename().string());
+    remove_stale_temp_files(folder_, prefix);
+    std::random_device device;
+    for (int attempt = 0; fd_ < 0; ++attempt) {
+      temp_ = (std::filesystem::path(folder_) / prefix).string() +
+              concat(::getpid(), "-", save_count++, "-", std::hex, device());
+      fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd_ < 0 && (errno != EEXIST || attempt == 100)) fail("creating the temporary file", temp_);
+    }
+    // Held until the rename, so that no save removes this file as stale (remove_stale_temp_files).
+    // A file system without locks (flock fails) is left unlocked: its files are then never removed.
+    (void)::flock(fd_, LOCK_EX);
   }
   ~PendingFile() {
-    if (file_ != nullptr) std::fclose(file_);
-    if (!renamed_) std::remove(temp_.c_str());
+    if (!renamed_) ::unlink(temp_.c_str());
+    if (fd_ >= 0) ::close(fd_);
   }
   PendingFile(const PendingFile&) = delete;
   PendingFile& operator=(const PendingFile&) = delete;
 
   void write(const void* data, size_t size) {
-    if (size > 0 && std::fwrite(data, 1, size, file_) != size) fail("writing the temporary file", temp_);
+    const auto* bytes = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t written = ::write(fd_, bytes, size);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) fail("writing the temporary file", temp_);
+      bytes += written;
+      size -= static_cast<size_t>(written);
+    }
   }
 
-  // Data on the disk first (fflush empties our buffer, fsync the kernel's), then the rename, then
-  // the folder's entry on the disk too: after a crash at any point, `path` is the old or new file.
+  // Data on the disk first, then the rename, then the folder's entry on the disk too: after a
+  // crash at any point, `path` is the old or the new file. The lock is held until after the rename.
   void commit() {
-    if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0)
-      fail("flushing the temporary file to disk", temp_);
-    std::FILE* file = std::exchange(file_, nullptr);
-    if (std::fclose(file) != 0) fail("closing the temporary file", temp_);
+    if (::fsync(fd_) != 0) fail("flushing the temporary file to disk", temp_);
     if (std::rename(temp_.c_str(), path_.c_str()) != 0) fail("moving into place the temporary file", temp_);
     renamed_ = true;
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) fail("closing the file", path_);
     sync_folder();
   }
 
  private:
   void sync_folder() const {
-    std::string folder = std::filesystem::path(path_).parent_path().string();
-    if (folder.empty()) folder = ".";
-    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) fail("opening its folder", folder);
+    const int fd = ::open(folder_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) fail("opening its folder", folder_);
     const int result = ::fsync(fd);
     const int error = errno;
     ::close(fd);
     errno = error;
-    if (result != 0) fail("flushing its folder to disk", folder);
+    if (result != 0) fail("flushing its folder to disk", folder_);
   }
 
-  // `save_file: cannot save "m.safetensors" (creating the temporary file "m.safetensors.tmp-42"): No such
-  // file or directory`. errno is read first, before anything else can change it.
+  // `save_file: cannot save "m.safetensors" (creating the temporary file ".m.safetensors.tmp-42-0-9f3a"):
+  // No such file or directory`. errno is read first, before anything else can change it.
   [[noreturn]] void fail(const char* step, const std::string& file) const {
     const std::string reason = std::strerror(errno);
     throw std::runtime_error(
         concat("save_file: cannot save ", quoted(path_), " (", step, " ", quoted(file), "): ", reason));
   }
 
-  std::string path_, temp_;
-  std::FILE* file_ = nullptr;
+  std::string path_, folder_, temp_;
+  int fd_ = -1;
   bool renamed_ = false;
 };
 
@@ -195,7 +267,9 @@ class PendingFile {
 class InputFile {
  public:
   InputFile(const std::string& path, std::string where) : where_(std::move(where)) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Without waiting: open() of a named pipe that nobody writes to would block forever, before
+    // the regular-file check below could refuse it.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     check_file(fd_ >= 0, where_, "cannot open the file: ", std::strerror(errno));
     struct stat info {};
     const bool stat_ok = ::fstat(fd_, &info) == 0;
@@ -302,6 +376,8 @@ Entry parse_entry(const std::string& name, const json& value, const std::string&
 
   const json& shape = value["shape"];
   check_file(shape.is_array(), where, "shape ", excerpt(shape), " is not a list");
+  check_file(shape.size() <= kMaxDims, where, "shape has ", shape.size(),
+             " dims; only tensors with up to 64 dims are supported");
   for (const json& size : shape) entry.shape.push_back(parse_count(size, where, "shape entry"));
 
   const json& offsets = value["data_offsets"];

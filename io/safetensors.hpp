@@ -23,8 +23,13 @@ using Metadata = std::map<std::string, std::string>;
 /// Writes `tensors` to `path` (`safetensors.torch.save_file(tensors, path, metadata)`): float32,
 /// float64, int64 and bool as F32, F64, I64 and BOOL, any shape, 0-d and empty ones included.
 /// The file holds them in safetensors' order (int64, float64, float32, bool; by name within a dtype).
-/// Atomic: writes `path + ".tmp-<pid>"` in the same folder, flushes it to disk and renames it over
-/// `path`, so `path` always holds either the previous file or the complete new one.
+/// Atomic: creates a new temporary file `.<name>.tmp-<pid>-<count>-<random>` in the folder of
+/// `path` (exclusively: never through an existing file or symlink; <name> is cut so the whole stays
+/// within 255 bytes), flushes it and the folder to disk and renames it over `path`, so `path`
+/// always holds either the previous file or one complete new one, even while several threads or
+/// processes save to it at once (the last rename wins). A save killed midway leaves its temporary
+/// file; the next save to the same name removes such files once nobody holds them locked and they
+/// are 10 minutes old.
 /// Throws std::invalid_argument, before touching the disk, for an undefined tensor, a name given
 /// twice or the reserved name "__metadata__"; std::runtime_error naming `path` and the system's
 /// reason when the file cannot be written (missing folder, no permission, disk full), after
@@ -47,7 +52,8 @@ void save_file(const Map& tensors, const std::string& path, const Metadata& meta
 /// {"dtype", "shape", "data_offsets"}; a field is missing or unknown; a dtype is not one of the four;
 /// a size is negative, not an integer or makes the element count overflow int64; data_offsets do
 /// not hold dtype size * element count bytes, run past the file, overlap, or leave a gap; a name
-/// appears twice.
+/// appears twice; a shape has more than 64 dims; the path is not a regular file (a named pipe is
+/// refused without waiting for a writer).
 nn::NamedTensors load_file(const std::string& path);
 
 /// The "__metadata__" strings of a safetensors file, empty if it has none

@@ -1,7 +1,8 @@
 // nn::Dropout: the probability, checked once, and F::dropout with the module's training flag.
 //
 // The one place where train() and eval() change what a forward computes: in training the mask
-// is drawn from the default generator, in eval the input passes through untouched.
+// is drawn from the module's generator (the default one unless given), in eval the input passes
+// through untouched.
 #include "nn/dropout.hpp"
 
 #include "autograd/op_support.hpp"
@@ -9,11 +10,15 @@
 
 namespace minigrad::nn {
 
-Dropout::Dropout(double p) : p(p) {
+Dropout::Dropout(double p) : Dropout(p, default_generator()) {}
+
+Dropout::Dropout(double p, Generator& generator) : p(p), generator_(&generator) {
   minigrad::detail::check(p >= 0 && p <= 1, "Dropout: probability has to be between 0 and 1, but got ", p);
 }
 
-Tensor Dropout::forward(const Tensor& input) { return functional::dropout(input, p, is_training()); }
+Tensor Dropout::forward(const Tensor& input) {
+  return functional::dropout(input, p, is_training(), *generator_);
+}
 
 std::string Dropout::extra_repr() const { return "p=" + detail::python_repr(p) + ", inplace=False"; }
 

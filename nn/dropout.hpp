@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "autograd/random.hpp"
 #include "nn/module.hpp"
 
 namespace minigrad::nn {
@@ -15,7 +16,10 @@ class Dropout : public Module {
  public:
   /// Throws std::invalid_argument unless 0 <= p <= 1.
   explicit Dropout(double p = 0.5);
-  /// F::dropout(input, p, is_training()): draws its mask from the default generator in training.
+  /// The same, drawing its masks from `generator` (which must outlive the module) instead of the
+  /// default one, so that threads training their own models do not share a stream.
+  Dropout(double p, Generator& generator);
+  /// F::dropout(input, p, is_training()): draws its mask from the module's generator in training.
   Tensor forward(const Tensor& input) override;
   /// "p=0.5, inplace=False" (p printed as Python prints a float, so Dropout(0) shows p=0.0
   /// where PyTorch, given the integer 0, shows p=0)
@@ -23,6 +27,9 @@ class Dropout : public Module {
 
   /// The probability of zeroing an element, in [0, 1].
   double p;
+
+ private:
+  Generator* generator_;  // the default generator unless one was given
 };
 
 }  // namespace minigrad::nn

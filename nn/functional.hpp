@@ -68,7 +68,6 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
 using minigrad::log_softmax;
 using minigrad::relu;
 using minigrad::softmax;
-
 /// As `F.embedding(input, weight, padding_idx)`: the rows of weight [V, D] picked by the int64
 /// indices `input` [...] -> [..., D]. Note the order: input first, as F.embedding, where
 /// minigrad::embedding(weight, indices) follows torch.embedding. The op, its derivative and its

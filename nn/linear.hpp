@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "autograd/random.hpp"
 #include "nn/module.hpp"
 
 namespace minigrad::nn {
@@ -21,14 +22,21 @@ class Linear : public Module {
   /// generator in that order, as torch.nn.Linear: after manual_seed(0) the numbers equal
   /// PyTorch's. Throws std::invalid_argument for a negative size.
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
+  /// The same, drawing from `generator` instead of the default one, so that threads building
+  /// their own models do not share a stream (PyTorch's init functions take `generator=`).
+  Linear(int64_t in_features, int64_t out_features, bool bias, Generator& generator);
 
   /// [..., in_features] -> [..., out_features]. Throws std::invalid_argument for an input whose
   /// last dim is not in_features (the message gives both widths and both shapes).
   Tensor forward(const Tensor& input) override;
   /// "in_features=128, out_features=512, bias=True"
   std::string extra_repr() const override;
-  /// Draws weight and bias again, as the constructor did (`reset_parameters`).
+  /// Draws weight and bias again, as the constructor did (`reset_parameters`), from the default
+  /// generator or the one given.
+  ///@{
   void reset_parameters();
+  void reset_parameters(Generator& generator);
+  ///@}
 
   /// I, the width of each input row.
   int64_t in_features;

@@ -138,12 +138,18 @@ double softplus(double z) { return std::max(z, 0.0) + std::log1p(std::exp(-std::
 /// -(p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))), with pos_weight p, in PyTorch's form
 /// (1 - y) x + (1 + (p - 1) y) softplus(-x): it gives PyTorch's answers at infinite logits too
 /// (inf for x = inf, y = 0; nan for x = -inf, y = 1). log1p inside softplus keeps tiny losses
-/// exact where PyTorch's log(1 + e^-|x|) rounds them to 0.
-double bce_loss(double x, double y, double p) { return (1.0 - y) * x + (1.0 + (p - 1.0) * y) * softplus(-x); }
+/// exact where PyTorch's log(1 + e^-|x|) rounds them to 0. Without a pos_weight the (p - 1) y term
+/// is left out, as PyTorch leaves it out: an infinite target then gives -inf or inf, where
+/// (1 - 1) * inf would make it nan.
+double bce_loss(double x, double y, double p, bool weighted) {
+  const double log_weight = weighted ? 1.0 + (p - 1.0) * y : 1.0;
+  return (1.0 - y) * x + log_weight * softplus(-x);
+}
 
 /// d bce_loss / dx = sigmoid(x) - y, plus (p - 1) y (sigmoid(x) - 1) with pos_weight p.
-double bce_grad_input(double x, double y, double p) {
-  return sigmoid(x) - y + (p - 1.0) * y * (sigmoid(x) - 1.0);
+double bce_grad_input(double x, double y, double p, bool weighted) {
+  const double grad = sigmoid(x) - y;
+  return weighted ? grad + (p - 1.0) * y * (sigmoid(x) - 1.0) : grad;
 }
 
 /// d bce_loss / dy = -x, plus (p - 1) softplus(-x) with pos_weight p.
@@ -282,13 +288,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const char* op = "binary_cross_entropy_with_logits";
   check_same_shape_and_dtype(input, target, op);
   const Tensor weight = check_pos_weight(options.pos_weight, input, op);
+  const bool weighted = options.pos_weight.defined();
   const Shape& shape = input.shape();
 
   std::vector<double> losses(static_cast<size_t>(input.numel()));
   dispatch_floating(input.dtype(), op, [&]<typename T>() {
     const T *x = input.data_ptr<T>(), *y = target.data_ptr<T>(), *p = weight.data_ptr<T>();
     minigrad::detail::for_each_broadcast(shape, shape, weight.shape(), [&](int64_t i, int64_t, int64_t k) {
-      losses[i] = bce_loss(x[i], y[i], p[k]);
+      losses[i] = bce_loss(x[i], y[i], p[k], weighted);
     });
   });
   Tensor out = finish(losses, shape, input.dtype(), options.reduction, static_cast<double>(input.numel()));
@@ -297,7 +304,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   const Reduction reduction = options.reduction;
   return minigrad::detail::record(
       out, "BinaryCrossEntropyWithLogitsBackward0", {input, target},
-      [weight, reduction](const Tensor& grad, const std::vector<Tensor>& inputs) {
+      [weight, weighted, reduction](const Tensor& grad, const std::vector<Tensor>& inputs) {
         const Tensor &input = inputs[0], &target = inputs[1];
         const std::vector<double> g =
             upstream(grad, reduction, input.numel(), static_cast<double>(input.numel()));
@@ -307,7 +314,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
           T *grad_x = grad_input.data_ptr<T>(), *grad_y = grad_target.data_ptr<T>();
           minigrad::detail::for_each_broadcast(
               input.shape(), input.shape(), weight.shape(), [&](int64_t i, int64_t, int64_t k) {
-                grad_x[i] = static_cast<T>(g[i] * bce_grad_input(x[i], y[i], p[k]));
+                grad_x[i] = static_cast<T>(g[i] * bce_grad_input(x[i], y[i], p[k], weighted));
                 grad_y[i] = static_cast<T>(g[i] * bce_grad_target(x[i], p[k]));
               });
         });

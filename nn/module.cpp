@@ -410,10 +410,13 @@ StateDict Module::state_dict() const {
 void Module::load_state_dict(const StateDict& state, bool strict) {
   StateDict own;
   state_entries("", own);
-  std::map<std::string, Tensor> given(state.begin(), state.end());
-
   // Check everything first, so a bad state dict leaves the module as it was.
   std::vector<std::string> problems;
+  std::map<std::string, Tensor> given;
+  for (const auto& [name, tensor] : state) {
+    // A name given twice has no one value to load (a map would silently keep the first).
+    if (!given.emplace(name, tensor).second) problems.push_back("the key \"" + name + "\" is given twice");
+  }
   std::map<std::string, bool> known;
   for (const auto& [name, tensor] : own) {
     known[name] = true;

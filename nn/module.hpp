@@ -196,7 +196,8 @@ class Module {
   /// Copies the values of `state` into this module's parameters and persistent buffers
   /// (`load_state_dict`). Every name must match both ways (unless strict is false, which skips
   /// missing and unexpected names), and each tensor must have the shape and dtype of the one it
-  /// replaces. Throws std::invalid_argument listing every problem, before changing anything.
+  /// replaces, and no name may appear twice. Throws std::invalid_argument listing every problem,
+  /// before changing anything.
   void load_state_dict(const StateDict& state, bool strict = true);
 
  protected:

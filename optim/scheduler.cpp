@@ -6,6 +6,7 @@
 #include "optim/scheduler.hpp"
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "autograd/op_support.hpp"
@@ -23,6 +24,8 @@ LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer), base_lr_
 }
 
 void LRScheduler::step() {
+  check<std::overflow_error>(last_epoch_ < std::numeric_limits<int64_t>::max(),
+                             "scheduler step: last_epoch is already ", last_epoch_, ", the largest int64");
   ++last_epoch_;
   last_lr_ = get_lr();
   optimizer_.set_lr(last_lr_);
@@ -58,7 +61,10 @@ double CosineAnnealingLR::get_lr() const {
                t_max = static_cast<double>(t_max_);
   if (last_epoch_ == 0) return lr;
   // Just past a minimum the ratio below would be 0 / 0: step up by the first half-cosine step instead.
-  if ((last_epoch_ - 1 - t_max_) % (2 * t_max_) == 0) {
+  // (t - 1 - T_max) % (2 T_max) == 0, asked without computing 2 T_max, which overflows int64 past
+  // 2^62 (Python's integers never do): divisible by T_max, an even number of times.
+  const int64_t past = last_epoch_ - 1 - t_max_;
+  if (past % t_max_ == 0 && (past / t_max_) % 2 == 0) {
     return lr + (base_lr_ - eta_min_) * (1 - std::cos(pi / t_max)) / 2;
   }
   // (lr_t - eta_min) / (lr_{t-1} - eta_min) = (1 + cos(pi t / T_max)) / (1 + cos(pi (t - 1) / T_max))

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -231,6 +232,35 @@ BOOST_AUTO_TEST_CASE(a_moved_generator_continues_the_stream_and_the_source_can_b
 
   source.manual_seed(11);  // a moved-from generator is usable again after reseeding
   BOOST_TEST(source.random() == Generator(11).random());
+}
+
+// Drawing from a moved-from generator dereferenced its missing engine (a segfault).
+BOOST_AUTO_TEST_CASE(drawing_from_a_moved_from_generator_throws_instead_of_crashing) {
+  Generator source(5);
+  Generator target = std::move(source);
+  std::vector<float> out(4);
+  std::vector<int64_t> order(4);
+  const std::vector<std::pair<std::string, std::function<void()>>> draws = {
+      {"random", [&] { (void)source.random(); }},
+      {"random64", [&] { (void)source.random64(); }},
+      {"uniform", [&] { source.uniform(out.data(), 4, 0.0, 1.0); }},
+      {"normal", [&] { source.normal(out.data(), 4, 0.0, 1.0); }},
+      {"randperm", [&] { source.randperm(order.data(), 4); }},
+      {"random_full", [&] { source.random_full(order.data(), 4); }},
+      {"bernoulli", [&] { source.bernoulli(out.data(), 4, 0.5); }},
+      {"a copy's random", [&] { (void)Generator(source).random(); }},
+  };
+  for (const auto& [what, draw] : draws) {
+    BOOST_TEST_CONTEXT(what) {
+      try {
+        draw();
+        BOOST_ERROR("no exception thrown");
+      } catch (const std::runtime_error& error) {
+        BOOST_TEST(std::string(error.what()).find("moved-from generator") != std::string::npos, error.what());
+      }
+    }
+  }
+  BOOST_TEST(target.random() == Generator(5).random());  // the stream went with the move
 }
 
 BOOST_AUTO_TEST_CASE(manual_seed_restarts_the_stream_and_drops_the_cached_normal) {

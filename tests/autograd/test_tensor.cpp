@@ -1,7 +1,10 @@
 // Tensor handles and factories: shapes, dtypes, values, aliasing, and bad arguments.
 #include <boost/test/unit_test.hpp>
+#include <functional>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "autograd/ops.hpp"
 
@@ -130,6 +133,93 @@ BOOST_AUTO_TEST_CASE(lossy_conversions_throw_instead_of_changing_the_number) {
   BOOST_CHECK_THROW(w.set_grad(ones({2}, {.dtype = kInt64})), std::invalid_argument);
   BOOST_CHECK_THROW(w.set_grad(ones({2}, {.dtype = kFloat64})), std::invalid_argument);
   BOOST_TEST(!w.grad().defined());
+}
+
+// Tensor().requires_grad_() crashed: its message read the implementation before the check ran.
+BOOST_AUTO_TEST_CASE(every_method_of_an_undefined_tensor_throws_instead_of_crashing) {
+  const std::vector<std::pair<std::string, std::function<void(Tensor&)>>> calls = {
+      {"requires_grad_()", [](Tensor& t) { t.requires_grad_(); }},
+      {"requires_grad_(false)", [](Tensor& t) { t.requires_grad_(false); }},
+      {"requires_grad()", [](Tensor& t) { (void)t.requires_grad(); }},
+      {"is_leaf()", [](Tensor& t) { (void)t.is_leaf(); }},
+      {"grad()", [](Tensor& t) { (void)t.grad(); }},
+      {"grad_fn()", [](Tensor& t) { (void)t.grad_fn(); }},
+      {"set_grad(Tensor())", [](Tensor& t) { t.set_grad(Tensor()); }},
+      {"set_grad(zeros({1}))", [](Tensor& t) { t.set_grad(zeros({1})); }},
+      {"retain_grad()", [](Tensor& t) { t.retain_grad(); }},
+      {"detach()", [](Tensor& t) { (void)t.detach(); }},
+      {"version()", [](Tensor& t) { (void)t.version(); }},
+      {"clone()", [](Tensor& t) { (void)t.clone(); }},
+      {"to(kFloat64)", [](Tensor& t) { (void)t.to(kFloat64); }},
+      {"item<float>()", [](Tensor& t) { (void)t.item<float>(); }},
+      {"data_ptr<float>()", [](Tensor& t) { (void)t.data_ptr<float>(); }},
+      {"to_vector<float>()", [](Tensor& t) { (void)t.to_vector<float>(); }},
+      {"at({0})", [](Tensor& t) { (void)t.at({0}); }},
+      {"fill_(1)", [](Tensor& t) { t.fill_(1); }},
+      {"copy_(zeros({1}))", [](Tensor& t) { t.copy_(zeros({1})); }},
+      {"add_(zeros({1}))", [](Tensor& t) { t.add_(zeros({1})); }},
+      {"mul_(2)", [](Tensor& t) { t.mul_(2); }},
+      {"uniform_()", [](Tensor& t) { t.uniform_(); }},
+      {"shape()", [](Tensor& t) { (void)t.shape(); }},
+      {"size(0)", [](Tensor& t) { (void)t.size(0); }},
+  };
+  for (const auto& [what, call] : calls) {
+    BOOST_TEST_CONTEXT("Tensor()." << what) {
+      Tensor undefined;
+      try {
+        call(undefined);
+        BOOST_ERROR("no exception thrown");
+      } catch (const std::invalid_argument& error) {
+        BOOST_TEST(std::string(error.what()).find("undefined") != std::string::npos, error.what());
+      }
+    }
+  }
+}
+
+// A std::bad_alloc reached the user naming neither the op nor the shape. (Skipped under
+// AddressSanitizer, which aborts on an allocation this size instead of failing it.)
+BOOST_AUTO_TEST_CASE(running_out_of_memory_names_the_op_the_shape_and_the_bytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  BOOST_TEST_MESSAGE("skipped: AddressSanitizer aborts on a 4 TB allocation");
+#else
+  const int64_t n = int64_t{1} << 20;
+  const std::vector<std::pair<std::function<void()>, std::string>> cases = {
+      {[] { zeros({int64_t{1} << 40}); },
+       "full: out of memory allocating a float32 tensor of shape [1099511627776] (4398046511104 bytes)"},
+      {[n] {
+         (void)(zeros({n, 1}) + zeros({1, n}));
+       },
+       "add: out of memory allocating a float32 tensor of shape [1048576, 1048576] (4398046511104 bytes)"},
+  };
+  for (const auto& [call, message] : cases) {
+    try {
+      call();
+      BOOST_ERROR("no exception thrown");
+    } catch (const std::bad_alloc& error) {
+      BOOST_TEST(std::string(error.what()) == message);
+    }
+  }
+#endif
+}
+
+// p.set_grad(p) was accepted, and backward then added into p's own data.
+BOOST_AUTO_TEST_CASE(a_tensor_cannot_be_its_own_grad) {
+  Tensor p = tensor({1.0, 2.0}).requires_grad_();
+  for (const Tensor& alias : {p, p.detach(), p.view({2})}) {
+    try {
+      p.set_grad(alias);
+      BOOST_ERROR("no exception thrown");
+    } catch (const std::invalid_argument& error) {
+      BOOST_TEST(std::string(error.what()).find("can't assign a tensor as its own grad") != std::string::npos,
+                 error.what());
+    }
+  }
+  BOOST_TEST(!p.grad().defined());
+  p.set_grad(p.detach().clone());  // a copy is fine
+  (p * 3.0).sum().backward();
+  BOOST_TEST(p.grad().to_vector<float>() == (std::vector<float>{4.0f, 5.0f}),
+             boost::test_tools::per_element());
+  BOOST_TEST(p.to_vector<float>() == (std::vector<float>{1.0f, 2.0f}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(to_converts_between_dtypes_and_keeps_gradients_flowing) {

@@ -5,6 +5,7 @@
 // data sets rebuilt in PyTorch from the formulas of datasets.hpp; both must agree exactly. The
 // other cases check hand values: rows gathered right, batch sizes, files with known contents,
 // and one table per module with every kind of bad input.
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -23,10 +24,10 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "fixture.hpp"
 #include "data/csv.hpp"
 #include "data/dataloader.hpp"
 #include "data/datasets.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -300,6 +301,25 @@ BOOST_AUTO_TEST_CASE(dataset_and_loader_reject_bad_input) {
   for (const BadInput& bad : table) expect_error(bad);
 }
 
+// Advancing an iterator of a moved-from loader read the moved-from dataset's missing tensors.
+BOOST_AUTO_TEST_CASE(advancing_an_iterator_of_a_moved_from_loader_throws_instead_of_crashing) {
+  data::DataLoader loader(data::TensorDataset(arange(int64_t{6})), {.batch_size = 2});
+  data::DataLoader::Iterator it = loader.begin();
+  BOOST_TEST((*it)[0].to_vector<int64_t>() == (std::vector<int64_t>{0, 1}), boost::test_tools::per_element());
+  data::DataLoader moved = std::move(loader);
+  expect_error({"++ on the old loader's iterator", [&] { ++it; }, Throws::RuntimeError,
+                "DataLoader: advancing an iterator of a loader that was moved from"});
+  expect_error({"begin() of the moved-from loader", [&] { loader.begin(); }, Throws::RuntimeError,
+                "DataLoader: this loader was moved from"});
+  expect_error({"++ on a default-constructed iterator",
+                [] {
+                  data::DataLoader::Iterator none;
+                  ++none;
+                },
+                Throws::RuntimeError, "DataLoader: advancing an iterator that belongs to no loader"});
+  BOOST_TEST(one_epoch(moved) == (std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}, {4, 5}}));
+}
+
 // ---- read_csv ------------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(read_csv_reads_the_numbers_of_a_plain_or_gzip_file) {
@@ -364,6 +384,52 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
       {"a truncated gzip file", [&] { data::read_csv(truncated); }, Throws::RuntimeError, "cannot read"},
   };
   for (const BadInput& bad : table) expect_error(bad);
+}
+
+BOOST_AUTO_TEST_CASE(read_csv_refuses_a_nul_byte_instead_of_merging_lines_and_names_its_line_and_column) {
+  TempDir dir;
+  using namespace std::string_literals;
+  const std::string nul = dir.write("nul.csv", "1,2\0,3\n4,5,6\n"s);  // once read as [1, 24, 5, 6]
+  const std::string nul_gzip = dir.write_gzip("nul.csv.gz", "1,2,3\n4,5,6\n\0\n"s);  // a line that is one NUL
+  const std::string nul_header = dir.write("nul_header.csv", "a,b\0c\n1,2\n"s);
+  const std::string control = dir.write("control.csv", "1,2\n3,\x1b[1m4\n");
+  const std::string lone_cr = dir.write("cr.csv", "1,2\r3,4\n");
+  const std::string plus_minus = dir.write("plus_minus.csv", "1,+-1\n");
+  const std::string plus_plus = dir.write("plus_plus.csv", "1,++1\n");
+  const std::vector<BadInput> table = {
+      {"a NUL inside a line", [&] { data::read_csv(nul); }, Throws::RuntimeError,
+       nul + ":1: column 2: byte 0x00 at character 4 is not allowed in a CSV file"},
+      {"a line of one NUL in a gzip file", [&] { data::read_csv(nul_gzip); }, Throws::RuntimeError,
+       nul_gzip + ":3: column 1: byte 0x00 at character 1 is not allowed"},
+      {"a NUL in a skipped header", [&] { data::read_csv(nul_header, {.skip_header = true}); },
+       Throws::RuntimeError, nul_header + ":1: column 2: byte 0x00 at character 4"},
+      {"an escape sequence", [&] { data::read_csv(control); }, Throws::RuntimeError,
+       control + ":2: column 2: byte 0x1b at character 3"},
+      {"a carriage return inside a line", [&] { data::read_csv(lone_cr); }, Throws::RuntimeError,
+       lone_cr + ":1: column 2: byte 0x0d at character 4"},
+      {"a plus before a minus", [&] { data::read_csv(plus_minus); }, Throws::RuntimeError,
+       plus_minus + ":1: column 2: \"+-1\" is not a number"},
+      {"two plus signs", [&] { data::read_csv(plus_plus); }, Throws::RuntimeError,
+       plus_plus + ":1: column 2: \"++1\" is not a number"},
+  };
+  for (const BadInput& bad : table) expect_error(bad);
+
+  // Empty lines anywhere, a file of one empty line, and a last line without "\n" stay fine.
+  const Tensor table_with_gaps = data::read_csv(dir.write("gaps.csv", "\n\n1,2\n\n\r\n3,4"));
+  BOOST_TEST(table_with_gaps.to_vector<double>() == std::vector<double>({1, 2, 3, 4}),
+             boost::test_tools::per_element());
+  expect_error({"a file of one empty line", [&] { data::read_csv(dir.write("blank.csv", "\n")); },
+                Throws::RuntimeError, "has no data lines"});
+}
+
+BOOST_AUTO_TEST_CASE(read_csv_of_a_named_pipe_throws_instead_of_blocking) {
+  TempDir dir;
+  const std::string fifo = (dir.path / "pipe.csv").string();
+  BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  expect_error({"a named pipe with no writer", [&] { data::read_csv(fifo); }, Throws::RuntimeError,
+                "read_csv: cannot open " + fifo + " (not a regular file)"});
+  expect_error(
+      {"a folder", [&] { data::read_csv(dir.path.string()); }, Throws::RuntimeError, "(not a regular file)"});
 }
 
 // ---- real data sets ------------------------------------------------------------------------------
@@ -511,6 +577,10 @@ BOOST_AUTO_TEST_CASE(toy_generators_reject_bad_arguments) {
        "make_spiral: n_classes must be at least 1, got 0"},
       {"spiral negative noise", [] { data::make_spiral(5, 3, -0.2); }, Throws::InvalidArgument,
        "make_spiral: noise must be non-negative"},
+      // 2^62 * 4 wrapped to 0 rows, which the loops then wrote past.
+      {"spiral whose row count overflows", [] { data::make_spiral(int64_t{1} << 62, 4, 0.2); },
+       Throws::InvalidArgument,
+       "make_spiral: n_per_class * n_classes (4611686018427387904 * 4) overflows int64"},
       {"regression n -1", [] { data::make_regression(-1, 0.1); }, Throws::InvalidArgument,
        "make_regression: n must be at least 1, got -1"},
       {"regression negative noise", [] { data::make_regression(5, -0.1); }, Throws::InvalidArgument,

@@ -127,6 +127,10 @@ BOOST_AUTO_TEST_CASE(random_spellings_run) {
   Generator g(42);
   Generator same(42);
   BOOST_TEST(randn({2, 3}, g).equal(randn({2, 3}, same)));
+  const nn::Linear from_g = nn::Linear(4, 8, true, g);
+  nn::Dropout dropout_g = nn::Dropout(0.1, g);
+  BOOST_TEST(from_g.weight.equal(nn::Linear(4, 8, true, same).weight));  // same stream, same weights
+  BOOST_TEST(dropout_g(ones({1000})).equal(nn::Dropout(0.1, same)(ones({1000}))));
   Tensor x = zeros({100});
   x.uniform_(-1, 1), x.normal_(0, 0.02);
   BOOST_TEST(x.abs().max().item<double>() < 0.2);

@@ -620,7 +620,8 @@ BOOST_AUTO_TEST_CASE(a_save_killed_at_a_random_moment_leaves_the_old_or_the_new_
       // A leftover is the child's own temporary file; it loads only if it was complete.
       for (const std::string& name : folder.names()) {
         if (name == "model.safetensors") continue;
-        BOOST_TEST(name == "model.safetensors.tmp-" + std::to_string(child));
+        const std::string prefix = ".model.safetensors.tmp-" + std::to_string(child) + "-";
+        BOOST_TEST(name.compare(0, prefix.size(), prefix) == 0, name << " is not the child's temporary file");
         try {
           const nn::NamedTensors partial = load_file(folder.file(name));
           BOOST_TEST(partial[0].second.item<int64_t>() == attempt);

@@ -7,12 +7,14 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "fixture_support.hpp"
+#include "nn/dropout.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/functional.hpp"
 #include "nn/linear.hpp"
@@ -106,6 +108,56 @@ BOOST_AUTO_TEST_CASE(linear_layer_init_matches_pytorch_seed_3) {
     }
   }
   check_close(after, data["randn_after"], 1e-6, "randn after the layers");
+}
+
+// Linear and Dropout drew only from the default generator, so two threads training their own
+// models raced on it. Given a generator, they draw from it alone, the numbers PyTorch draws
+// after manual_seed with the same seed, and the default generator is left where it was.
+BOOST_AUTO_TEST_CASE(linear_and_dropout_draw_from_a_generator_of_their_own) {
+  const json& data = fixture("nn_init.json")["linear"];
+  manual_seed(123);
+  const Tensor default_next = randn({4});
+  manual_seed(123);
+  Generator generator(data["seed"].get<uint64_t>());
+  for (size_t i = 0; i < data["layers"].size(); ++i) {
+    const json& l = data["layers"][i];
+    BOOST_TEST_CONTEXT("layer " << i) {
+      nn::Linear layer(l["in_features"].get<int64_t>(), l["out_features"].get<int64_t>(),
+                       l["bias"].get<bool>(), generator);
+      check_close(layer.weight, l["weight"], 1e-7, "weight");
+      if (layer.bias.defined()) check_close(layer.bias, l["bias_values"], 1e-7, "bias");
+    }
+  }
+  check_close(randn({3}, generator), data["randn_after"], 1e-6, "randn after the layers");
+
+  Generator mask_generator(7), reference(7);
+  nn::Dropout dropout(0.5, mask_generator);
+  const Tensor kept = dropout(ones({64}));
+  const Tensor expected = F::dropout(ones({64}), 0.5, true, reference);
+  BOOST_TEST(kept.to_vector<float>() == expected.to_vector<float>(), boost::test_tools::per_element());
+  BOOST_TEST(randn({4}).to_vector<float>() == default_next.to_vector<float>(),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(threads_building_models_from_their_own_generators_get_the_numbers_of_a_single_thread) {
+  // Each thread: Linear(16, 8) and Dropout(0.3) from Generator(seed), one training-mode forward.
+  auto run = [](uint64_t seed) {
+    Generator generator(seed);
+    nn::Linear layer(16, 8, true, generator);
+    nn::Dropout dropout(0.3, generator);
+    NoGradGuard no_grad;
+    return dropout(layer(ones({4, 16}))).to_vector<float>();
+  };
+  const std::vector<float> alone_1 = run(1), alone_2 = run(2);
+  for (int round = 0; round < 20; ++round) {
+    std::vector<float> got_1, got_2;
+    std::thread first([&] { got_1 = run(1); });
+    std::thread second([&] { got_2 = run(2); });
+    first.join();
+    second.join();
+    BOOST_TEST(got_1 == alone_1, boost::test_tools::per_element());
+    BOOST_TEST(got_2 == alone_2, boost::test_tools::per_element());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(linear_layer_maps_the_last_dim_of_1d_2d_3d_inputs) {

@@ -288,6 +288,29 @@ BOOST_AUTO_TEST_CASE(binary_cross_entropy_with_logits_of_zero_logits_is_log_2) {
              boost::test_tools::tolerance(1e-6));
 }
 
+BOOST_AUTO_TEST_CASE(binary_cross_entropy_with_logits_of_an_infinite_target_gives_pytorchs_infinities) {
+  // torch 1.13: x = tensor([2., -2., 0., 3.]), y = tensor([inf, inf, inf, -inf]),
+  // F.binary_cross_entropy_with_logits(x, y, reduction='none') == tensor([-inf, inf, nan, inf]),
+  // and x.grad after .sum().backward() == tensor([-inf, -inf, -inf, inf]); we gave nan for all.
+  // With pos_weight=tensor([1.]) PyTorch gives nan everywhere ((1 - 1) * inf), and so do we.
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor x = tensor({2.0, -2.0, 0.0, 3.0}, {.requires_grad = true});
+  const Tensor y = tensor({inf, inf, inf, -inf});
+  const Tensor loss = F::binary_cross_entropy_with_logits(x, y, {.reduction = Reduction::None});
+  const std::vector<float> values = loss.to_vector<float>();
+  BOOST_TEST(values[0] == -INFINITY);
+  BOOST_TEST(values[1] == INFINITY);
+  BOOST_TEST(std::isnan(values[2]));
+  BOOST_TEST(values[3] == INFINITY);
+  loss.sum().backward();
+  BOOST_TEST(x.grad().to_vector<float>() == (std::vector<float>{-INFINITY, -INFINITY, -INFINITY, INFINITY}),
+             boost::test_tools::per_element());
+
+  const Tensor weighted =
+      F::binary_cross_entropy_with_logits(x, y, {.reduction = Reduction::None, .pos_weight = ones({1})});
+  for (float value : weighted.to_vector<float>()) BOOST_TEST(std::isnan(value));
+}
+
 BOOST_AUTO_TEST_CASE(loss_nodes_carry_pytorchs_names) {
   Tensor logits = zeros({2, 3}, {.requires_grad = true});
   const Tensor target = tensor(std::vector<int64_t>{0, 1}, {2});

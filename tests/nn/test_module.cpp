@@ -211,6 +211,10 @@ BOOST_AUTO_TEST_CASE(load_state_dict_rejects_a_bad_state_before_changing_anythin
       {"an undefined tensor",
        [](nn::StateDict& s) { s[0].second = Tensor(); },
        {"\"net.0.weight\" is an undefined tensor"}},
+      // Was loaded silently, the first value winning.
+      {"a key given twice",
+       [](nn::StateDict& s) { s.emplace_back("net.0.bias", zeros({16})); },
+       {"the key \"net.0.bias\" is given twice"}},
   };
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {

@@ -3,6 +3,8 @@
 // steps (taken after optimizer.step(), in PyTorch's order); both get_last_lr() and the
 // optimizer's lr() must follow it. Then a closed form worked by hand and every bad-input throw.
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <set>
@@ -118,6 +120,18 @@ BOOST_AUTO_TEST_CASE(step_lr_and_linear_lr_chain_on_one_optimizer_as_pytorch_cha
   warmup.step();  // factor 0.75 -> 1.0
   decay.step();   // epoch 2: * 0.1
   BOOST_TEST(std::abs(sgd.lr() - 0.1) < 1e-15);
+}
+
+BOOST_AUTO_TEST_CASE(cosine_annealing_with_t_max_past_2_to_62_does_not_overflow) {
+  // 2 * T_max overflowed int64 (undefined behaviour: the sanitizer build aborted). Python's
+  // integers do not overflow; with T_max = INT64_MAX, cos(pi t / T_max) is 1 in a double for these
+  // epochs, so PyTorch keeps the lr at 0.1.
+  Tensor p = parameter({2});
+  optim::SGD sgd({p}, {.lr = 0.1});
+  optim::CosineAnnealingLR cosine(sgd, std::numeric_limits<int64_t>::max());
+  for (int t = 1; t <= 5; ++t) cosine.step();
+  BOOST_TEST(cosine.last_epoch() == 5);
+  BOOST_TEST(sgd.lr() == 0.1);
 }
 
 BOOST_AUTO_TEST_CASE(bad_arguments_throw_naming_the_scheduler_and_the_value) {

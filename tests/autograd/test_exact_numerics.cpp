@@ -1,0 +1,184 @@
+// Where PyTorch is exact and we were not: int64 arithmetic that overflows (it wraps around in two's
+// complement, as PyTorch's kernels; in C++ signed overflow is undefined behaviour, so this suite
+// also runs under UBSan in the sanitizer build), int64 pow (no rounding through a double),
+// conversions from float to int64 that no int64 holds (an error, as PyTorch's "value cannot be
+// converted"), int64 clamp and arange beyond 2^53, and division's backward near the float32 range.
+// Expected values are what torch 1.13 prints for the same expressions (quoted beside each row).
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.hpp"
+
+using namespace minigrad;
+
+namespace {
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+Tensor ints(std::vector<int64_t> values) {
+  const auto n = static_cast<int64_t>(values.size());
+  return tensor(values, {n});
+}
+
+struct IntCase {
+  std::string what;  // the PyTorch expression
+  std::function<Tensor()> compute;
+  std::vector<int64_t> expected;
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(exact_numerics)
+
+BOOST_AUTO_TEST_CASE(int64_arithmetic_wraps_around_on_overflow_as_pytorchs) {
+  const std::vector<IntCase> cases = {
+      {"torch.tensor([INT64_MAX]) + 1", [] { return ints({kMax}) + 1; }, {kMin}},
+      {"torch.tensor([INT64_MIN]) - 1", [] { return ints({kMin}) - 1; }, {kMax}},
+      {"torch.tensor([2**62]) * 4", [] { return ints({int64_t{1} << 62}) * 4; }, {0}},
+      {"torch.tensor([3**20]) * 3**20",
+       [] { return ints({3486784401}) * ints({3486784401}); },
+       {-6289078614652622815}},
+      {"-torch.tensor([INT64_MIN])", [] { return -ints({kMin}); }, {kMin}},
+      {"torch.tensor([INT64_MIN]).abs()", [] { return ints({kMin}).abs(); }, {kMin}},
+      {"x = torch.tensor([INT64_MAX]); x.add_(torch.tensor([1]), alpha=2)",
+       [] { return ints({kMax}).add_(ints({1}), 2); },
+       {-9223372036854775807}},
+      {"x = torch.tensor([2**62 + 1]); x.mul_(2)",
+       [] { return ints({(int64_t{1} << 62) + 1}).mul_(2); },
+       {-9223372036854775806}},
+      {"torch.tensor([[INT64_MAX], [1]]).sum(0)",
+       [] {
+         return sum_to(ints({kMax, 1}).reshape({2, 1}), {1, 1});
+       },
+       {kMin}},
+  };
+  for (const IntCase& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) {
+      const Tensor got = c.compute();
+      BOOST_TEST(got.dtype() == kInt64);
+      BOOST_TEST(got.to_vector<int64_t>() == c.expected, boost::test_tools::per_element());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(int64_pow_is_exact_where_a_double_rounds_it) {
+  const std::vector<IntCase> cases = {
+      {"torch.tensor([7]) ** 21",
+       [] { return ints({7}).pow(21); },
+       {558545864083284007}},  // a double: ...032
+      {"torch.tensor([3]) ** 40", [] { return ints({3}).pow(40); }, {-6289078614652622815}},  // wraps
+      {"torch.tensor([2]) ** 62", [] { return ints({2}).pow(62); }, {int64_t{1} << 62}},
+      {"torch.tensor([2]) ** 63", [] { return ints({2}).pow(63); }, {kMin}},
+      {"torch.tensor([-3]) ** 3", [] { return ints({-3}).pow(3); }, {-27}},
+      {"torch.tensor([5, -3]) ** 0",
+       [] {
+         return ints({5, -3}).pow(0);
+       },
+       {1, 1}},
+  };
+  for (const IntCase& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) {
+      const Tensor got = c.compute();
+      BOOST_TEST(got.dtype() == kInt64);
+      BOOST_TEST(got.to_vector<int64_t>() == c.expected, boost::test_tools::per_element());
+    }
+  }
+  // torch.tensor([1, 0, 2, -2]) ** float('inf') == tensor([1., 0., inf, inf]) (float32); we gave 0.
+  const Tensor infinite = ints({1, 0, 2, -2}).pow(INFINITY);
+  BOOST_TEST(infinite.dtype() == kFloat32);
+  BOOST_TEST(infinite.to_vector<double>() == (std::vector<double>{1.0, 0.0, INFINITY, INFINITY}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(int64_clamp_and_arange_beyond_2_to_53_are_exact) {
+  const std::vector<IntCase> cases = {
+      {"torch.tensor([1, INT64_MAX]).clamp(max=INT64_MAX)",
+       [] {
+         return ints({1, kMax}).clamp(std::nullopt, kMax);
+       },
+       {1, kMax}},
+      {"torch.tensor([1, 2**62]).clamp(min=2**62 - 1)",
+       [] {
+         return ints({1, int64_t{1} << 62}).clamp((int64_t{1} << 62) - 1);
+       },
+       {4611686018427387903, 4611686018427387904}},
+      {"torch.tensor([kMin, 0]).clamp(min=INT64_MIN + 1)",
+       [] {
+         return ints({kMin, 0}).clamp(kMin + 1);
+       },
+       {kMin + 1, 0}},
+      {"torch.arange(2**62, 2**62 + 3)",
+       [] { return arange(int64_t{1} << 62, (int64_t{1} << 62) + 3); },
+       {4611686018427387904, 4611686018427387905, 4611686018427387906}},
+      {"torch.arange(INT64_MAX - 2, INT64_MAX)",
+       [] { return arange(kMax - 2, kMax); },
+       {9223372036854775805, 9223372036854775806}},
+      {"torch.arange(INT64_MAX, INT64_MIN, -2**62) (PyTorch's own count overflows: [])",
+       [] { return arange(kMax, kMin, -(int64_t{1} << 62)); },
+       {kMax, 4611686018427387903, -1, -4611686018427387905}},
+  };
+  for (const IntCase& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) {
+      const Tensor got = c.compute();
+      BOOST_TEST(got.dtype() == kInt64);
+      BOOST_TEST(got.to_vector<int64_t>() == c.expected, boost::test_tools::per_element());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_float_that_no_int64_holds_is_refused_instead_of_converted) {
+  // PyTorch: "value cannot be converted to type int64 without overflow" for each of these.
+  const std::vector<std::pair<std::string, std::function<void()>>> cases = {
+      {"tensor({1e30}, int64)", [] { tensor({1e30}, {.dtype = kInt64}); }},
+      {"tensor({nan}, int64)", [] { tensor({NAN}, {.dtype = kInt64}); }},
+      {"tensor({-inf}, int64)", [] { tensor(std::vector<double>{-INFINITY}, {1}, {.dtype = kInt64}); }},
+      {"tensor({nan}).to(int64)", [] { tensor({NAN}).to(kInt64); }},
+      {"tensor({1e19}, float64).to(int64)", [] { tensor({1e19}, {.dtype = kFloat64}).to(kInt64); }},
+      {"arange(0.0, 1e19, 1e18, int64)", [] { arange(0.0, 1e19, 1e18, {.dtype = kInt64}); }},
+      {"full({2}, nan, int64)", [] { full({2}, NAN, {.dtype = kInt64}); }},
+      {"tensor([2**40]).item<int>()", [] { ints({int64_t{1} << 40}).item<int>(); }},
+      {"tensor([2.0**40]).item<int>()", [] { tensor({std::ldexp(1.0, 40)}).item<int>(); }},
+  };
+  for (const auto& [what, call] : cases) {
+    BOOST_TEST_CONTEXT(what) {
+      try {
+        call();
+        BOOST_ERROR("no exception thrown");
+      } catch (const std::invalid_argument& error) {
+        BOOST_TEST(std::string(error.what()).find("cannot be converted") != std::string::npos, error.what());
+      }
+    }
+  }
+  // What does fit still converts, truncated toward zero as PyTorch's.
+  BOOST_TEST(tensor({-2.7, 2.7, 9.2e18}, {.dtype = kFloat64}).to(kInt64).to_vector<int64_t>() ==
+                 (std::vector<int64_t>{-2, 2, 9200000000000000000}),
+             boost::test_tools::per_element());
+  BOOST_TEST(ints({int64_t{1} << 30}).item<int>() == 1 << 30);
+}
+
+BOOST_AUTO_TEST_CASE(division_backward_does_not_underflow_or_overflow_where_b_squared_would) {
+  struct Case {
+    double a, b;
+    float grad_a, grad_b;  // torch: a = tensor([a]), b = tensor([b]), (a / b).backward()
+  };
+  const std::vector<Case> cases = {
+      {1e30, 1e25, 1.0000000195e-25f, -1.0000001298e-20f},  // b * b overflows to inf: grad_b was -0
+      {1e-30, 1e-25, 1e25f, -1e20f},                        // b * b underflows to 0: grad_b was -inf
+  };
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT("a = " << c.a << ", b = " << c.b) {
+      Tensor a = tensor({c.a}).requires_grad_(), b = tensor({c.b}).requires_grad_();
+      (a / b).backward();
+      BOOST_TEST(a.grad().item<float>() == c.grad_a, boost::test_tools::tolerance(1e-6f));
+      BOOST_TEST(b.grad().item<float>() == c.grad_b, boost::test_tools::tolerance(1e-6f));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
