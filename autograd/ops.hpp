@@ -234,12 +234,16 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 /// Negative indices count from the end. Throws std::out_of_range for an index or dim out of range,
 /// std::invalid_argument for a 0-d tensor.
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
-// slice: indices start..end-1 of `dim` (clamped to the size, negatives from the end, as Python's
-// a[start:end]);  grad_a = zeros with grad put back in that range
-/// Entries start..end-1 of dim `dim`, as Python's `a[start:end]` along that dim (`torch.narrow`
-/// with clamping); a copy. Throws std::out_of_range for a dim out of range, std::invalid_argument
-/// for a 0-d tensor.
-Tensor slice(const Tensor& a, int64_t dim, int64_t start, int64_t end);
+// slice: indices start, start+step, ... below end of `dim` (clamped to the size, negatives from the
+// end, as Python's a[start:end:step]);  grad_a = zeros with grad put back in those places
+/// Entries start..end-1 of dim `dim`, every step-th, as Python's `a[start:end:step]` along that dim
+/// (`torch.narrow` with clamping and a step; libtorch's `x.slice(dim, start, end, step)`); a copy. A missing start or
+/// end (std::nullopt) means the beginning or the end; negative ones count from the end, and bounds
+/// beyond the size are clamped, so `slice(x, 1, -T)` is `x[:, -T:]`. With step 1 it is recorded as
+/// SliceBackward0; a larger step goes through index_select. Throws std::out_of_range for a dim out
+/// of range, std::invalid_argument for a 0-d tensor or a step <= 0.
+Tensor slice(const Tensor& a, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+             std::optional<int64_t> end = std::nullopt, int64_t step = 1);
 
 // ---- comparisons (not differentiable; bool results; operands broadcast) ----------------------
 

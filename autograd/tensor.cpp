@@ -410,33 +410,31 @@ Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions o
   return from_values(data, shape, options);
 }
 
-Tensor tensor(List1 values, TensorOptions options) {
-  return from_values(std::vector<double>(values), {static_cast<int64_t>(values.size())}, options);
-}
-
-Tensor tensor(List2 values, TensorOptions options) {
-  std::vector<double> flat;
-  const size_t cols = values.size() ? values.begin()->size() : 0;
-  for (const List1& row : values) {
-    check(row.size() == cols, "tensor: ragged rows (", cols, " and ", row.size(), " values)");
-    flat.insert(flat.end(), row.begin(), row.end());
+namespace {
+// Appends the numbers of `list` to `flat` in row-major order; the first list seen at each depth
+// fixes that dim's size in `shape`, and every later list at that depth must match it.
+void flatten_nested(const NestedList& list, size_t depth, Shape& shape, std::vector<double>& flat) {
+  if (list.is_number()) {
+    check(depth == shape.size(), "tensor: ragged nesting (a number where a list of ", shape.size() - depth,
+          " more levels was expected)");
+    flat.push_back(list.value());
+    return;
   }
-  return from_values(flat, {static_cast<int64_t>(values.size()), static_cast<int64_t>(cols)}, options);
-}
-
-Tensor tensor(List3 values, TensorOptions options) {
-  std::vector<double> flat;
-  const size_t rows = values.size() ? values.begin()->size() : 0;
-  const size_t cols = rows ? values.begin()->begin()->size() : 0;
-  for (const List2& matrix : values) {
-    check(matrix.size() == rows, "tensor: ragged matrices (", rows, " and ", matrix.size(), " rows)");
-    for (const List1& row : matrix) {
-      check(row.size() == cols, "tensor: ragged rows (", cols, " and ", row.size(), " values)");
-      flat.insert(flat.end(), row.begin(), row.end());
-    }
+  const auto size = static_cast<int64_t>(list.items().size());
+  if (depth == shape.size()) {
+    check(flat.empty(), "tensor: ragged nesting (a list where a number was expected)");
+    shape.push_back(size);
   }
-  return from_values(
-      flat, {static_cast<int64_t>(values.size()), static_cast<int64_t>(rows), static_cast<int64_t>(cols)}, options);
+  check(shape[depth] == size, "tensor: ragged rows (", shape[depth], " and ", size, " values at depth ", depth, ")");
+  for (const NestedList& item : list.items()) flatten_nested(item, depth + 1, shape, flat);
+}
+}  // namespace
+
+Tensor tensor(const NestedList& values, TensorOptions options) {
+  Shape shape;
+  std::vector<double> flat;
+  flatten_nested(values, 0, shape, flat);
+  return from_values(flat, shape, options);
 }
 
 // ---- random factories --------------------------------------------------------------------------
@@ -477,7 +475,9 @@ Tensor randperm(int64_t n, Generator& generator, TensorOptions options) {
 
 Tensor Tensor::operator[](int64_t index) const { return minigrad::select(*this, 0, index); }
 Tensor Tensor::select(int64_t dim, int64_t index) const { return minigrad::select(*this, dim, index); }
-Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const { return minigrad::slice(*this, dim, start, end); }
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  return minigrad::slice(*this, dim, start, end, step);
+}
 Tensor Tensor::reshape(const Shape& shape) const { return minigrad::reshape(*this, shape); }
 Tensor Tensor::view(const Shape& shape) const { return minigrad::view(*this, shape); }
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return minigrad::flatten(*this, start_dim, end_dim); }

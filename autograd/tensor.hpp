@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -27,6 +28,9 @@ namespace minigrad {
 class Generator;
 struct Node;
 struct TensorImpl;
+namespace indexing {
+class TensorIndex;
+}
 
 /// A tensor's sizes, one per dimension; `[2, 128]` when printed (PyTorch's `torch.Size`).
 /// A plain std::vector<int64_t> that lives in namespace minigrad so `std::cout << x.shape()` works.
@@ -155,16 +159,41 @@ class Tensor {
   Tensor& normal_(double mean, double std, Generator& generator);
   ///@}
   Tensor& add_(const Tensor& other, Scalar alpha = 1);           ///< this += alpha * other (broadcast)
+  /// this[index[i]] += alpha * source[i] along dim, repeats adding up (`x.index_add_`); shapes,
+  /// dtypes and errors as index_add (autograd/ops_index.hpp).
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
   Tensor& mul_(Scalar factor);                                   ///< this *= factor
 
   // ---- method spellings of ops (defined in ops.cpp) -----------------------------------------
   Tensor operator[](int64_t index) const;  ///< select(0, index): `x[0]`
+  /// `x[idx]` with an int64 tensor of any shape: index(x, idx) (autograd/ops_index.hpp), so a
+  /// [V, D] table indexed by [B, T] gives [B, T, D].
+  Tensor operator[](const Tensor& index) const;
+  /// Python's `x[...]` with several entries, as libtorch's `Tensor::index`:
+  /// `x.index({Slice(), Slice(-T, None)})` is `x[:, -T:]`, `x.index({Slice(), -1, Slice()})` is
+  /// `x[:, -1, :]`. Each entry is an integer (selects, removing the dim), a Slice (keeps the dim,
+  /// Python's clamping and negative bounds), None (a new size-1 dim), Ellipsis (as many `:` as
+  /// the other entries leave dims) or one int64 tensor (index_select generalised to its shape,
+  /// at most one per call). Throws std::out_of_range for an integer outside the dim, more entries
+  /// than dims, std::invalid_argument for a step <= 0, two Ellipsis or two tensors.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  /// The same with the entries in a vector.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
   /// Method spellings of the ops in autograd/ops.hpp, as PyTorch's Tensor methods: `x.sum(1)` is
   /// `sum(x, 1)`, `x.matmul(w)` is `matmul(x, w)`. Shapes, dtypes and errors are those of the free
   /// function of the same name.
   ///@{
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim, int64_t start, int64_t end) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   Tensor reshape(const Shape& shape) const;
   Tensor view(const Shape& shape) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
@@ -210,6 +239,63 @@ class Tensor {
  private:
   std::shared_ptr<TensorImpl> impl_;
 };
+
+/// Python's indexing spelled as libtorch's (`torch::indexing`): `using namespace minigrad::indexing;`
+/// then `x.index({Slice(), Slice(None, 2), -1})` for `x[:, :2, -1]`.
+namespace indexing {
+
+/// "No bound": `Slice(None, 2)` is Python's `:2`; as an index entry, a new size-1 dim (`x[None]`).
+inline constexpr std::nullopt_t None = std::nullopt;
+
+/// `...` in Python: as many full slices as the other entries leave dims.
+struct EllipsisIndexType {};
+/// The value to write for `...`: `x.index({Ellipsis, -1})` is `x[..., -1]`.
+inline constexpr EllipsisIndexType Ellipsis;
+
+/// Python's `start:stop:step`; a missing bound is None: `Slice()` is `:`, `Slice(-T, None)` is
+/// `-T:`. Bounds may be negative (from the end) or beyond the size (clamped), as in Python.
+struct Slice {
+  /// All three optional, as Python's slice; step None means 1.
+  Slice(std::optional<int64_t> start = None, std::optional<int64_t> stop = None,
+        std::optional<int64_t> step = None)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start;  ///< first entry; None for the beginning (or the end, if step < 0)
+  std::optional<int64_t> stop;   ///< one past the last entry; None for the end
+  std::optional<int64_t> step;   ///< None for 1; must be positive, as in PyTorch
+};
+
+/// One entry of Tensor::index's list: an integer, a Slice, None, Ellipsis or an int64 tensor.
+class TensorIndex {
+ public:
+  /// What the entry is.
+  enum class Kind {
+    Integer,   ///< selects one entry, removing the dim
+    Slice,     ///< keeps the dim, cut to a range
+    None,      ///< inserts a size-1 dim
+    Ellipsis,  ///< stands for the dims no other entry names
+    Tensor     ///< picks entries by an int64 tensor
+  };
+  // Implicit, as libtorch's, so that `{Slice(), -1}` reads as in Python.
+  TensorIndex(int64_t integer) : kind_(Kind::Integer), integer_(integer) {}  ///< `x[i]`  // NOLINT
+  TensorIndex(int integer) : TensorIndex(static_cast<int64_t>(integer)) {}  ///< `x[i]`  // NOLINT
+  TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}            ///< `x[a:b]`  // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}                         ///< `x[None]`  // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}                  ///< `x[...]`  // NOLINT
+  TensorIndex(Tensor tensor) : kind_(Kind::Tensor), tensor_(std::move(tensor)) {}  ///< `x[idx]`  // NOLINT
+
+  Kind kind() const { return kind_; }                  ///< which of the five it is
+  int64_t integer() const { return integer_; }         ///< for Kind::Integer
+  const Slice& slice() const { return slice_; }        ///< for Kind::Slice
+  const Tensor& tensor() const { return tensor_; }     ///< for Kind::Tensor
+
+ private:
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+  Tensor tensor_;
+};
+
+}  // namespace indexing
 
 /// What a Tensor handle points to. Library code reads and writes it; users go through Tensor.
 struct TensorImpl {
@@ -319,16 +405,38 @@ Tensor tensor(const std::vector<int64_t>& data, const Shape& shape, TensorOption
 Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions options = {.dtype = kBool});
 ///@}
 
-/// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: 1-d, 2-d and 3-d; float32 unless
-/// options say otherwise. Throws std::invalid_argument for ragged rows.
+/// Numbers in nested braces, any depth: `{{1, 2}, {3, 4}}`. Each pair of braces is one dim, so
+/// `{{0}, {1}, {1}, {0}}` is a [4, 1] column (with one overload per depth it was ambiguous: `{0}`
+/// could also be the number 0). What tensor(NestedList) reads; users just write the braces.
+class NestedList {
+ public:
+  /// A number: the innermost level.
+  NestedList(double value) : value_(value), is_number_(true) {}  // NOLINT: braces must convert
+  /// One dim's worth of entries, numbers or lists.
+  NestedList(std::initializer_list<NestedList> items) : items_(items) {}
+  /// True for a number, false for a braced list.
+  bool is_number() const { return is_number_; }
+  /// The number (is_number()).
+  double value() const { return value_; }
+  /// The entries of a braced list (not is_number()).
+  const std::vector<NestedList>& items() const { return items_; }
+
+ private:
+  double value_ = 0;
+  bool is_number_ = false;
+  std::vector<NestedList> items_;
+};
+/// Older names of the nested list, one per depth; all three are NestedList.
 ///@{
-using List1 = std::initializer_list<double>;
-using List2 = std::initializer_list<List1>;
-using List3 = std::initializer_list<List2>;
-Tensor tensor(List1 values, TensorOptions options = {});
-Tensor tensor(List2 values, TensorOptions options = {});
-Tensor tensor(List3 values, TensorOptions options = {});
+using List1 = NestedList;
+using List2 = NestedList;
+using List3 = NestedList;
 ///@}
+
+/// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: any depth, a column vector
+/// `tensor({{0}, {1}, {1}, {0}})` included; a bare number gives a 0-d tensor. float32 unless
+/// options say otherwise. Throws std::invalid_argument for ragged rows (`{{1, 2}, {3}}`).
+Tensor tensor(const NestedList& values, TensorOptions options = {});
 
 // ---- random factories: same numbers as PyTorch's CPU generator for the same seed -------------
 

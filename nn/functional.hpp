@@ -7,8 +7,11 @@
 // Shape letters: N rows, I input features, O output features; "..." any leading dimensions.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
+#include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
 #include "autograd/tensor.hpp"
 
@@ -40,5 +43,17 @@ Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
 /// The same, drawing the mask from `generator` instead of the default generator.
 Tensor dropout(const Tensor& input, double p, bool training, Generator& generator);
+
+/// As `F.embedding(input, weight, padding_idx)`: the rows of weight [V, D] picked by the int64
+/// indices `input` [...] -> [..., D]. Note the order: input first, as F.embedding, where
+/// minigrad::embedding(weight, indices) follows torch.embedding. The op, its derivative and its
+/// errors are minigrad::embedding's (autograd/ops_index.hpp). max_norm, scale_grad_by_freq and
+/// sparse are not supported.
+inline Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt) {
+  return minigrad::embedding(weight, input, padding_idx);
+}
+
+/// As `F.one_hot(tensor, num_classes)`: minigrad::one_hot (autograd/ops_index.hpp).
+inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return minigrad::one_hot(tensor, num_classes); }
 
 }  // namespace minigrad::nn::functional

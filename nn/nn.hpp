@@ -14,6 +14,7 @@
 
 #include "nn/activation.hpp"
 #include "nn/dropout.hpp"
+#include "nn/embedding.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/flatten.hpp"
 #include "nn/functional.hpp"

@@ -173,6 +173,83 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   BOOST_TEST((stack({a, b}).shape() == Shape{2, 2, 2}));
 }
 
+// ==== table: Indexing, slicing and embeddings ====
+BOOST_AUTO_TEST_CASE(indexing_spellings_run) {
+  using namespace minigrad::indexing;
+  const int64_t block_size = 2, T = 2;
+  {
+    const Tensor idx = arange(6).reshape({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+    BOOST_TEST(idx.index({Slice(), Slice(-block_size, None)}).equal(tensor({{1, 2}, {4, 5}}, {.dtype = kInt64})));
+    const Tensor logits = arange(12.0).reshape({2, 2, 3});
+    BOOST_TEST(logits.index({Slice(), -1, Slice()}).equal(tensor({{3, 4, 5}, {9, 10, 11}})));
+    BOOST_TEST(tril(ones({T, T})).equal(tensor({{1, 0}, {1, 1}})));
+    const Tensor tril = minigrad::tril(ones({3, 3}));  // the course's buffer, named as there
+    BOOST_TEST(tril.index({Slice(None, T), Slice(None, T)}).equal(tensor({{1, 0}, {1, 1}})));
+    const Tensor wei = zeros({2, T, T});  // [B, T, T]
+    const Tensor masked = wei.masked_fill(tril.index({Slice(None, T), Slice(None, T)}) == 0, -INFINITY);
+    BOOST_TEST(std::isinf(masked.at({1, 0, 1})));
+    BOOST_TEST(masked.at({1, 1, 0}) == 0.0);
+  }
+  {
+    const Tensor x = arange(4.0);
+    BOOST_TEST(x.index({Ellipsis, Slice(None, None, 2)}).equal(tensor({0, 2})));
+    BOOST_TEST((x.index({None}).shape() == Shape{1, 4}));
+    BOOST_TEST(x.slice(0, 1, 3).equal(tensor({1, 2})));
+    BOOST_TEST(x.slice(0, -2).equal(tensor({2, 3})));
+    BOOST_TEST(x.split(2).size() == 2u);
+    BOOST_TEST(split(x, {1, 3})[1].equal(tensor({1, 2, 3})));
+  }
+  {
+    const Tensor x = arange(4.0).view({2, 2});
+    BOOST_TEST(x.chunk(2, 1)[1].equal(tensor({{1}, {3}})));
+    BOOST_TEST(x.triu(1).equal(tensor({{0, 1}, {0, 0}})));
+  }
+  {
+    const Tensor table = arange(6.0).reshape({3, 2});
+    const Tensor idx = tensor({{2, 0}}, {.dtype = kInt64});
+    BOOST_TEST(table[idx].equal(tensor({{{4, 5}, {0, 1}}})));
+  }
+  {
+    const Tensor x = arange(6.0).reshape({3, 2});
+    const Tensor idx = tensor({{1}, {0}, {1}}, {.dtype = kInt64});
+    BOOST_TEST(gather(x, 1, idx).equal(tensor({{1}, {2}, {5}})));
+    BOOST_TEST(x.gather(1, idx).equal(gather(x, 1, idx)));
+  }
+  {
+    const Tensor x = arange(6.0).reshape({3, 2}), idx = tensor({1}, {.dtype = kInt64});
+    BOOST_TEST(index_select(x, 1, idx).equal(tensor({{1}, {3}, {5}})));
+    BOOST_TEST(x.index_select(1, idx).equal(index_select(x, 1, idx)));
+  }
+  {
+    Tensor x = zeros({2, 2});
+    const Tensor idx = tensor({1, 1, 0}, {.dtype = kInt64}), src = ones({3, 2});
+    BOOST_TEST(index_add(x, 0, idx, src).equal(tensor({{1, 1}, {2, 2}})));
+    x.index_add_(0, idx, src);
+    BOOST_TEST(x.equal(tensor({{1, 1}, {2, 2}})));
+  }
+  {
+    const Tensor x = zeros({1, 2}), idx = tensor({{0, 0}}, {.dtype = kInt64}), src = ones({1, 2});
+    BOOST_TEST(x.scatter_add(1, idx, src).equal(tensor({{2, 0}})));
+    BOOST_TEST(scatter_add(x, 1, idx, src).equal(x.scatter_add(1, idx, src)));
+  }
+  {
+    const std::vector<Tensor> heads = {ones({2, 1}), zeros({2, 1})};
+    BOOST_TEST(cat(heads, -1).equal(tensor({{1, 0}, {1, 0}})));
+    const Tensor a = ones({2}), b = zeros({2});
+    BOOST_TEST(stack({a, b}, -1).equal(tensor({{1, 0}, {1, 0}})));
+    const Tensor y = tensor({3, 0}, {.dtype = kInt64});
+    BOOST_TEST(F::one_hot(y, 4).equal(one_hot(y, 4)));
+    BOOST_TEST(one_hot(y, 4).equal(tensor({{0, 0, 0, 1}, {1, 0, 0, 0}}, {.dtype = kInt64})));
+    BOOST_TEST((tensor({{0}, {1}, {1}, {0}}).shape() == Shape{4, 1}));
+  }
+  manual_seed(0);
+  BOOST_TEST(to_string(nn::Embedding(65, 128)) == "Embedding(65, 128)");
+  BOOST_TEST(to_string(nn::Embedding(65, 128, 0)) == "Embedding(65, 128, padding_idx=0)");
+  const Tensor weight = randn({65, 128}), idx = arange(6).reshape({2, 3});
+  BOOST_TEST(F::embedding(idx, weight).equal(embedding(weight, idx)));
+  BOOST_TEST((F::embedding(idx, weight).shape() == Shape{2, 3, 128}));
+}
+
 // ==== table: Autograd ====
 BOOST_AUTO_TEST_CASE(autograd_spellings_run) {
   manual_seed(0);
