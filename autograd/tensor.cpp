@@ -378,6 +378,29 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   return with_grad(out, options);
 }
 
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) {
+  check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  check(options.dtype != kBool, "linspace: not supported for bool (as in PyTorch); use float32, float64 or int64");
+  Tensor out = detail::new_tensor({steps}, options.dtype);
+  dispatch(options.dtype, [&]<typename T>() {
+    // start and end in the result's dtype, the step in it too (double for integers), as PyTorch's
+    // linspace_kernel (aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp).
+    using Step = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+    const auto first = static_cast<Step>(start.to<T>()), last = static_cast<Step>(end.to<T>());
+    T* y = out.data_ptr<T>();
+    if (steps == 1) y[0] = static_cast<T>(first);
+    if (steps <= 1) return;
+    const Step step = (last - first) / static_cast<Step>(steps - 1);
+    const int64_t halfway = steps / 2;  // the second half counts back from end, so end is exact
+    for (int64_t i = 0; i < steps; ++i) {
+      const Step value = i < halfway ? first + step * static_cast<Step>(i)
+                                     : last - step * static_cast<Step>(steps - i - 1);
+      y[i] = static_cast<T>(value);
+    }
+  });
+  return with_grad(out, options);
+}
+
 Tensor zeros_like(const Tensor& other) { return zeros(other.shape(), {.dtype = other.dtype()}); }
 Tensor ones_like(const Tensor& other) { return ones(other.shape(), {.dtype = other.dtype()}); }
 Tensor empty_like(const Tensor& other) { return empty(other.shape(), {.dtype = other.dtype()}); }
@@ -497,6 +520,8 @@ Tensor Tensor::neg() const { return minigrad::neg(*this); }
 Tensor Tensor::relu() const { return minigrad::relu(*this); }
 Tensor Tensor::tanh() const { return minigrad::tanh(*this); }
 Tensor Tensor::sigmoid() const { return minigrad::sigmoid(*this); }
+Tensor Tensor::sin() const { return minigrad::sin(*this); }
+Tensor Tensor::cos() const { return minigrad::cos(*this); }
 Tensor Tensor::sum() const { return minigrad::sum(*this); }
 Tensor Tensor::sum(int64_t dim, bool keepdim) const { return minigrad::sum(*this, dim, keepdim); }
 Tensor Tensor::mean() const { return minigrad::mean(*this); }
@@ -509,6 +534,20 @@ Tensor Tensor::argmax() const { return minigrad::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return minigrad::argmax(*this, dim, keepdim); }
 Tensor Tensor::softmax(int64_t dim) const { return minigrad::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return minigrad::log_softmax(*this, dim); }
+Tensor Tensor::var() const { return minigrad::var(*this); }
+Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return minigrad::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::var(int64_t dim, bool unbiased, bool keepdim) const { return minigrad::var(*this, dim, unbiased, keepdim); }
+Tensor Tensor::std() const { return minigrad::std(*this); }
+Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return minigrad::std(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(int64_t dim, bool unbiased, bool keepdim) const { return minigrad::std(*this, dim, unbiased, keepdim); }
+Tensor Tensor::cumsum(int64_t dim) const { return minigrad::cumsum(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return minigrad::topk(*this, k, dim, largest, sorted);
+}
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return minigrad::clamp(*this, min, max);
 }

@@ -213,6 +213,8 @@ class Tensor {
   Tensor relu() const;
   Tensor tanh() const;
   Tensor sigmoid() const;
+  Tensor sin() const;
+  Tensor cos() const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor mean() const;
@@ -225,6 +227,14 @@ class Tensor {
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+  Tensor var() const;
+  Tensor var(const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false) const;
+  Tensor var(int64_t dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std() const;
+  Tensor std(const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(int64_t dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
   bool equal(const Tensor& other) const;
@@ -386,6 +396,14 @@ Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
 ///@}
+/// `steps` evenly spaced values from start to end, both included, 1-d (`torch.linspace`); float32
+/// unless options say otherwise (float64, or int64 with the values truncated toward zero). PyTorch's
+/// formula: with step = (end - start) / (steps - 1) in the result's dtype (double for int64),
+/// start + step * i for the first half and end - step * (steps - 1 - i) for the second, which puts
+/// both ends exactly. PyTorch's vectorised kernel groups the products differently (and fuses
+/// multiply-adds), so a float value may differ from PyTorch's in its last bit. Throws
+/// std::invalid_argument for steps < 0, a bool dtype, or an int64 linspace with a non-finite end.
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options = {});
 
 /// zeros, ones, empty (zeroed) or full with the shape and dtype of `other` (`torch.zeros_like`,
 /// `torch.ones_like`, `torch.empty_like`, `torch.full_like`).

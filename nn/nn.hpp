@@ -19,6 +19,7 @@
 #include "nn/flatten.hpp"
 #include "nn/functional.hpp"
 #include "nn/init.hpp"
+#include "nn/layer_norm.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/module.hpp"
