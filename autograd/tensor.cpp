@@ -282,6 +282,16 @@ Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
   return *this;
 }
 
+Tensor& Tensor::exponential_(double lambd) { return exponential_(lambd, default_generator()); }
+
+Tensor& Tensor::exponential_(double lambd, Generator& generator) {
+  detail::check_inplace(*this, "exponential_");
+  dispatch_floating(dtype(), "exponential_",
+                    [&]<typename T>() { generator.exponential(data_ptr<T>(), numel(), lambd); });
+  detail::bump_version(*this);
+  return *this;
+}
+
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   detail::check_inplace(*this, "add_");
   detail::check_defined(other, "add_");

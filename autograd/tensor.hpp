@@ -158,6 +158,13 @@ class Tensor {
   Tensor& normal_(double mean = 0.0, double std = 1.0);
   Tensor& normal_(double mean, double std, Generator& generator);
   ///@}
+  /// Exponential(lambd), density lambd * exp(-lambd * x), from the default generator or the one
+  /// given (`x.exponential_(lambd, generator=g)`); floating dtypes. Throws std::invalid_argument
+  /// for lambd < 0.
+  ///@{
+  Tensor& exponential_(double lambd = 1.0);
+  Tensor& exponential_(double lambd, Generator& generator);
+  ///@}
   Tensor& add_(const Tensor& other, Scalar alpha = 1);           ///< this += alpha * other (broadcast)
   /// this[index[i]] += alpha * source[i] along dim, repeats adding up (`x.index_add_`); shapes,
   /// dtypes and errors as index_add (autograd/ops_index.hpp).
@@ -237,6 +244,8 @@ class Tensor {
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
+  Tensor multinomial(int64_t num_samples, bool replacement, Generator& generator) const;
   bool equal(const Tensor& other) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const;
   ///@}

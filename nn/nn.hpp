@@ -23,4 +23,5 @@
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/module.hpp"
+#include "nn/module_list.hpp"
 #include "nn/sequential.hpp"

@@ -129,6 +129,22 @@ BOOST_AUTO_TEST_CASE(random_spellings_run) {
   Tensor x = zeros({100});
   x.uniform_(-1, 1), x.normal_(0, 0.02);
   BOOST_TEST(x.abs().max().item<double>() < 0.2);
+
+  x.exponential_(), x.exponential_(2.5);
+  BOOST_TEST(x.min().item<double>() >= 0.0);
+  const Tensor probs = tensor({0.0, 0.0, 1.0});  // all the mass on class 2
+  BOOST_TEST(multinomial(probs, 1).equal(tensor(std::vector<int64_t>{2}, {1})));
+  BOOST_TEST(probs.multinomial(1).equal(tensor(std::vector<int64_t>{2}, {1})));
+  BOOST_TEST(multinomial(probs, 5, true).equal(full({5}, 2, {.dtype = kInt64})));
+  Tensor state = get_rng_state();
+  const Tensor next = rand({4});
+  set_rng_state(state);
+  BOOST_TEST(rand({4}).equal(next));  // the restored state draws the same numbers again
+  BOOST_TEST((state.dtype() == kInt64 && state.numel() == 5056));
+  state = g.get_state();
+  const Tensor from_g = randn({3}, g);
+  g.set_state(state);
+  BOOST_TEST(randn({3}, g).equal(from_g));
 }
 
 // ==== table: Ops ====
@@ -293,6 +309,19 @@ struct Net : nn::Module {
   }
   Tensor forward(const Tensor& x) override { return fc(x) + w; }
 };
+
+// The course's weight init: Linear weights from N(0, 0.02), biases zero.
+void init_weights(nn::Module& m) {
+  if (nn::Linear* linear = m.as<nn::Linear>()) {
+    NoGradGuard no_grad;
+    linear->weight.normal_(0, 0.02);
+    if (linear->bias.defined()) linear->bias.zero_();
+  }
+}
+
+struct WithScratch : nn::Module {
+  WithScratch() { register_buffer("scratch", zeros({2}), false); }
+};
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(module_spellings_run) {
@@ -347,6 +376,24 @@ BOOST_AUTO_TEST_CASE(module_spellings_run) {
   int64_t count = 0;
   for (const Tensor& p : ff.parameters()) count += p.numel();
   BOOST_TEST(count == 131712);  // 128*512 + 512 + 512*128 + 128
+
+  BOOST_TEST((model.buffers().size() == 1u && model.named_buffers()[0].first == "running"));
+  WithScratch scratch;
+  BOOST_TEST((scratch.named_buffers().size() == 1u && scratch.state_dict().empty()));
+  nn::ModuleList heads{nn::Linear(2, 2), nn::Linear(2, 2)};
+  heads.append(nn::ReLU());
+  BOOST_TEST((&heads[-1] == &heads[2] && heads.size() == 3));
+  int64_t linears = 0;
+  for (nn::Module& head : heads) linears += head.as<nn::Linear>() != nullptr;
+  BOOST_TEST(linears == 2);
+  BOOST_TEST(heads.named_parameters()[2].first == "1.weight");
+  model.apply(init_weights);
+  BOOST_TEST(model.fc.bias.equal(zeros({2})));
+  BOOST_TEST(model.fc.as<nn::Linear>() == &model.fc);
+  model.double_();
+  BOOST_TEST((model.fc.weight.dtype() == kFloat64 && model.w.dtype() == kFloat64));
+  model.float_(), model.to(kFloat64), model.to(kFloat32);
+  BOOST_TEST((model.fc.weight.dtype() == kFloat32));
 }
 
 // ==== table: Initialisation ====
@@ -526,6 +573,14 @@ BOOST_AUTO_TEST_CASE(checkpoint_spellings_run) {
     optim::Adam opt(model.parameters(), {.lr = 1e-3});
     save_file(opt.state_dict(), "opt.safetensors");
     BOOST_TEST(load_file("opt.safetensors").size() == opt.state_dict().size());
+
+    nn::StateDict sd = model.state_dict();
+    sd.emplace_back("rng_state", get_rng_state());
+    save_file(sd, "run.safetensors");
+    const Tensor next = randn({3});
+    for (const auto& [name, t] : load_file("run.safetensors"))
+      if (name == "rng_state") set_rng_state(t);
+    BOOST_TEST(randn({3}).equal(next));  // the run resumes the same draws
   }
   fs::remove_all(dir);
 }
