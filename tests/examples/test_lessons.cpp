@@ -1,0 +1,113 @@
+// The lecture's steps: each examples/lessons/<name>.cpp, built as lesson_<name>, prints what its
+// PyTorch twin tools/reference/lessons/<name>.py prints (torch 1.13.1), committed as
+// tests/fixtures/lessons/<name>.expected. The whole output is compared byte for byte, except
+// where a lesson's row of the table names a line whose numbers are rounding noise (see there why):
+// that line's text must still match, and each of its numbers lie within the stated tolerance.
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string run_lesson(const std::string& name) {
+  const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_" + name;
+  BOOST_TEST_REQUIRE(std::ifstream(path).good(),
+                     path << " is not built (build the lesson_" << name << " target)");
+  FILE* pipe = popen(path.c_str(), "r");
+  BOOST_TEST_REQUIRE(pipe != nullptr, "cannot start " << path);
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  BOOST_TEST_REQUIRE(pclose(pipe) == 0, "lesson_" << name << " did not exit with status 0");
+  return output;
+}
+
+std::string read_fixture(const std::string& name) {
+  const std::string path = std::string(MINIGRAD_FIXTURES_DIR) + "/lessons/" + name + ".expected";
+  std::ifstream file(path, std::ios::binary);
+  BOOST_TEST_REQUIRE(file.good(), "missing fixture " << path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+const std::regex kNumber(R"([-+]?[0-9]*\.?[0-9]+(e[-+]?[0-9]+)?)");
+
+// The line with its numbers replaced by #, and the numbers.
+std::pair<std::string, std::vector<double>> split_numbers(const std::string& line) {
+  std::vector<double> numbers;
+  for (auto it = std::sregex_iterator(line.begin(), line.end(), kNumber); it != std::sregex_iterator(); ++it)
+    numbers.push_back(std::stod(it->str()));
+  return {std::regex_replace(line, kNumber, "#"), numbers};
+}
+
+// A line (0-based) whose numbers may differ from PyTorch's by up to `atol`.
+struct NoisyLine {
+  size_t line;
+  double atol;
+};
+
+// Byte for byte, apart from the noisy lines: those keep their text, their numbers within atol.
+void check_output(const std::string& name, const std::vector<NoisyLine>& noisy = {}) {
+  const std::string output = run_lesson(name);
+  const std::string expected = read_fixture(name);
+  if (noisy.empty()) {
+    BOOST_TEST(output == expected);
+    return;
+  }
+  const std::vector<std::string> got = lines_of(output), want = lines_of(expected);
+  BOOST_TEST_REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const NoisyLine* rule = nullptr;
+    for (const NoisyLine& n : noisy)
+      if (n.line == i) rule = &n;
+    if (rule == nullptr) {
+      BOOST_TEST(got[i] == want[i], "line " << i + 1 << " of lesson_" << name);
+      continue;
+    }
+    const auto [got_text, got_numbers] = split_numbers(got[i]);
+    const auto [want_text, want_numbers] = split_numbers(want[i]);
+    BOOST_TEST(got_text == want_text, "line " << i + 1 << " of lesson_" << name);
+    BOOST_TEST_REQUIRE(got_numbers.size() == want_numbers.size());
+    for (size_t k = 0; k < got_numbers.size(); ++k)
+      BOOST_TEST(std::abs(got_numbers[k] - want_numbers[k]) <= rule->atol,
+                 "line " << i + 1 << ": " << got_numbers[k] << " vs PyTorch's " << want_numbers[k]);
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(lessons)
+
+BOOST_AUTO_TEST_CASE(the_averaging_trick_prints_what_pytorch_prints) { check_output("averaging_trick"); }
+
+BOOST_AUTO_TEST_CASE(the_self_attention_head_prints_what_pytorch_prints) {
+  check_output("self_attention_head");
+}
+
+BOOST_AUTO_TEST_CASE(why_attention_is_scaled_prints_what_pytorch_prints) { check_output("scaled_attention"); }
+
+// The last line's first number is the mean of a normalised row, exactly 0 but for rounding: the
+// float32 sum of 100 numbers near 1, divided by 100. PyTorch adds float32 in the order its CPU
+// vector width gives (the same script prints -3.5763e-09, -9.5367e-09 or 7.1526e-09 with
+// ATEN_CPU_CAPABILITY=default, avx2 or avx512; the fixture is avx2's); minigrad adds in double
+// and rounds once (5.3551e-09). Rounding a float32 sum of 100 numbers near 1 costs about 1e-6,
+// about 1e-8 once divided by 100: the number may differ from the fixture's by up to 1e-7 (ten
+// times that); every other character of the output is compared exactly.
+BOOST_AUTO_TEST_CASE(layer_norm_from_scratch_prints_what_pytorch_prints_up_to_the_rounding_of_a_zero_mean) {
+  check_output("layer_norm_from_scratch", {{.line = 2, .atol = 1e-7}});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
