@@ -112,6 +112,10 @@ BOOST_AUTO_TEST_CASE(the_self_attention_head_prints_what_pytorch_prints) {
 
 BOOST_AUTO_TEST_CASE(why_attention_is_scaled_prints_what_pytorch_prints) { check_output("scaled_attention"); }
 
+BOOST_AUTO_TEST_CASE(multi_head_attention_and_the_residual_block_print_what_pytorch_prints) {
+  check_output("transformer_block");
+}
+
 // The last line's first number is the mean of a normalised row, exactly 0 but for rounding: the
 // float32 sum of 100 numbers near 1, divided by 100. PyTorch adds float32 in the order its CPU
 // vector width gives (the same script prints -3.5763e-09, -9.5367e-09 or 7.1526e-09 with
