@@ -209,7 +209,8 @@ Tensor var(const Tensor& a);
 Tensor var(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
 Tensor var(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
 ///@}
-// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out)   (0 where out = 0, as PyTorch)
+// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out)   (0 where out = 0, as
+// PyTorch)
 ///@{
 /// Standard deviation, the square root of var, with var's arguments, dtypes and errors
 /// (`torch.std`): `minigrad::std(x, 1)` or `x.std(1)`. The function named std never hides the
@@ -219,7 +220,8 @@ Tensor std(const Tensor& a);
 Tensor std(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
 Tensor std(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
 ///@}
-// cumsum: out_i = a_0 + ... + a_i along dim;  grad_a_i = grad_i + ... + grad_(n-1) (the running sum taken backwards)
+// cumsum: out_i = a_0 + ... + a_i along dim;  grad_a_i = grad_i + ... + grad_(n-1) (the running sum taken
+// backwards)
 /// Running sums along `dim` (`torch.cumsum`), same shape. Floating dtypes keep theirs, int64 and
 /// bool give int64, as sum. Throws std::out_of_range for a dim the tensor lacks.
 Tensor cumsum(const Tensor& a, int64_t dim);

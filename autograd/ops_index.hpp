@@ -1,6 +1,7 @@
 // Indexing ops: picking entries by an int64 index tensor (embedding, index_select, gather,
 // x[idx]), adding into entries picked that way (index_add, scatter_add), and the shape ops the
-// GPT course needs beside them (tril/triu, one_hot, split/chunk).
+// GPT course needs beside them (tril/triu, one_hot, split/chunk), and the entries of Python's
+// `x[:, -T:]` as libtorch spells them (`x.index({Slice(), Slice(-T, None)})`, namespace indexing).
 //
 // Picking and adding are each other's backward: the gradient of a pick adds `grad` back into
 // zeros at the picked places, and an index that appears twice gets both shares (it is added,
@@ -15,6 +16,63 @@
 #include "autograd/tensor.hpp"
 
 namespace minigrad {
+
+/// Python's indexing spelled as libtorch's (`torch::indexing`): `using namespace minigrad::indexing;`
+/// then `x.index({Slice(), Slice(None, 2), -1})` for `x[:, :2, -1]`.
+namespace indexing {
+
+/// "No bound": `Slice(None, 2)` is Python's `:2`; as an index entry, a new size-1 dim (`x[None]`).
+inline constexpr std::nullopt_t None = std::nullopt;
+
+/// `...` in Python: as many full slices as the other entries leave dims.
+struct EllipsisIndexType {};
+/// The value to write for `...`: `x.index({Ellipsis, -1})` is `x[..., -1]`.
+inline constexpr EllipsisIndexType Ellipsis;
+
+/// Python's `start:stop:step`; a missing bound is None: `Slice()` is `:`, `Slice(-T, None)` is
+/// `-T:`. Bounds may be negative (from the end) or beyond the size (clamped), as in Python.
+struct Slice {
+  /// All three optional, as Python's slice; step None means 1.
+  Slice(std::optional<int64_t> start = None, std::optional<int64_t> stop = None,
+        std::optional<int64_t> step = None)
+      : start(start), stop(stop), step(step) {}
+  std::optional<int64_t> start;  ///< first entry; None for the beginning (or the end, if step < 0)
+  std::optional<int64_t> stop;   ///< one past the last entry; None for the end
+  std::optional<int64_t> step;   ///< None for 1; must be positive, as in PyTorch
+};
+
+/// One entry of Tensor::index's list: an integer, a Slice, None, Ellipsis or an int64 tensor.
+class TensorIndex {
+ public:
+  /// What the entry is.
+  enum class Kind {
+    Integer,   ///< selects one entry, removing the dim
+    Slice,     ///< keeps the dim, cut to a range
+    None,      ///< inserts a size-1 dim
+    Ellipsis,  ///< stands for the dims no other entry names
+    Tensor     ///< picks entries by an int64 tensor
+  };
+  // Implicit, as libtorch's, so that `{Slice(), -1}` reads as in Python.
+  TensorIndex(int64_t integer) : kind_(Kind::Integer), integer_(integer) {}  ///< `x[i]`  // NOLINT
+  TensorIndex(int integer) : TensorIndex(static_cast<int64_t>(integer)) {}  ///< `x[i]`  // NOLINT
+  TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}            ///< `x[a:b]`  // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}                         ///< `x[None]`  // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}                  ///< `x[...]`  // NOLINT
+  TensorIndex(Tensor tensor) : kind_(Kind::Tensor), tensor_(std::move(tensor)) {}  ///< `x[idx]`  // NOLINT
+
+  Kind kind() const { return kind_; }                  ///< which of the five it is
+  int64_t integer() const { return integer_; }         ///< for Kind::Integer
+  const Slice& slice() const { return slice_; }        ///< for Kind::Slice
+  const Tensor& tensor() const { return tensor_; }     ///< for Kind::Tensor
+
+ private:
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+  Tensor tensor_;
+};
+
+}  // namespace indexing
 
 // ---- picking entries by index ------------------------------------------------------------------
 

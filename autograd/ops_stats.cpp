@@ -33,15 +33,16 @@ struct Rows {
 /// Checks a and dims (empty = all dims) and regroups a's elements into rows; `op` names the caller.
 Rows rows_of(const Tensor& a, std::vector<int64_t> dims, bool keepdim, const char* op) {
   detail::check_defined(a, op);
-  check(a.is_floating_point(), op, ": only float32 and float64 are supported (as PyTorch's std and var), got ",
-        dtype_name(a.dtype()));
+  check(a.is_floating_point(), op,
+        ": only float32 and float64 are supported (as PyTorch's std and var), got ", dtype_name(a.dtype()));
   const int64_t ndim = a.dim();
   if (dims.empty())
     for (int64_t d = 0; d < ndim; ++d) dims.push_back(d);
   std::vector<bool> reduced(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
   for (int64_t& d : dims) {
     d = detail::normalize_dim(d, a.shape(), op);
-    check(!reduced[d], op, ": dim ", d, " appears more than once in the list of dims (shape ", a.shape(), ")");
+    check(!reduced[d], op, ": dim ", d, " appears more than once in the list of dims (shape ", a.shape(),
+          ")");
     reduced[d] = true;
   }
 
@@ -107,8 +108,10 @@ Tensor moments_impl(const Tensor& a, const std::vector<int64_t>& dims, int64_t c
       const T *x = r.data.data_ptr<T>(), *gp = g.data_ptr<T>();
       T* y = grad_rows.data_ptr<T>();
       for (int64_t i = 0; i < r.rows; ++i) {
-        const double scale = Sqrt ? (results[i] == 0.0 ? 0.0 : gp[i] / (divisor * results[i])) : 2.0 * gp[i] / divisor;
-        for (int64_t j = 0; j < r.n; ++j) y[i * r.n + j] = static_cast<T>(scale * (x[i * r.n + j] - means[i]));
+        const double scale =
+            Sqrt ? (results[i] == 0.0 ? 0.0 : gp[i] / (divisor * results[i])) : 2.0 * gp[i] / divisor;
+        for (int64_t j = 0; j < r.n; ++j)
+          y[i * r.n + j] = static_cast<T>(scale * (x[i * r.n + j] - means[i]));
       }
     });
     if (r.order.empty()) return std::vector<Tensor>{grad_rows};
@@ -229,11 +232,13 @@ Tensor cumsum(const Tensor& a, int64_t dim) {
 
 std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
   detail::check_defined(a, "topk");
-  check(a.dtype() != kBool, "topk: not implemented for bool tensors (as in PyTorch); convert first, e.g. x.to(kInt64)");
+  check(a.dtype() != kBool,
+        "topk: not implemented for bool tensors (as in PyTorch); convert first, e.g. x.to(kInt64)");
   const int64_t d = detail::normalize_dim(dim, a.shape(), "topk");
   const Lanes lanes = lanes_around(a.shape(), d);
   check(k >= 0, "topk: k must be non-negative, got ", k);
-  check(k <= lanes.n, "topk: k = ", k, " is larger than dim ", d, " of size ", lanes.n, " (shape ", a.shape(), ")");
+  check(k <= lanes.n, "topk: k = ", k, " is larger than dim ", d, " of size ", lanes.n, " (shape ", a.shape(),
+        ")");
 
   Shape out_shape = a.shape();
   if (a.dim() > 0) out_shape[d] = k;
@@ -245,7 +250,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool la
     const T* x = a.data_ptr<T>();
     for (int64_t o = 0; o < lanes.outer; ++o) {
       for (int64_t i = 0; i < lanes.inner; ++i) {
-        for (int64_t j = 0; j < lanes.n; ++j) queue[j] = {static_cast<V>(x[lanes.first(o, i) + j * lanes.inner]), j};
+        for (int64_t j = 0; j < lanes.n; ++j)
+          queue[j] = {static_cast<V>(x[lanes.first(o, i) + j * lanes.inner]), j};
         select_top(queue, k, largest, sorted);
         for (int64_t j = 0; j < k; ++j) {
           const int64_t at = out_lanes.first(o, i) + j * lanes.inner;

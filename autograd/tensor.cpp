@@ -390,7 +390,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
 
 Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) {
   check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
-  check(options.dtype != kBool, "linspace: not supported for bool (as in PyTorch); use float32, float64 or int64");
+  check(options.dtype != kBool,
+        "linspace: not supported for bool (as in PyTorch); use float32, float64 or int64");
   Tensor out = detail::new_tensor({steps}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
     // start and end in the result's dtype, the step in it too (double for integers), as PyTorch's
@@ -403,8 +404,8 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) 
     const Step step = (last - first) / static_cast<Step>(steps - 1);
     const int64_t halfway = steps / 2;  // the second half counts back from end, so end is exact
     for (int64_t i = 0; i < steps; ++i) {
-      const Step value = i < halfway ? first + step * static_cast<Step>(i)
-                                     : last - step * static_cast<Step>(steps - i - 1);
+      const Step value =
+          i < halfway ? first + step * static_cast<Step>(i) : last - step * static_cast<Step>(steps - i - 1);
       y[i] = static_cast<T>(value);
     }
   });
@@ -548,12 +549,16 @@ Tensor Tensor::var() const { return minigrad::var(*this); }
 Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
   return minigrad::var(*this, dims, correction, keepdim);
 }
-Tensor Tensor::var(int64_t dim, bool unbiased, bool keepdim) const { return minigrad::var(*this, dim, unbiased, keepdim); }
+Tensor Tensor::var(int64_t dim, bool unbiased, bool keepdim) const {
+  return minigrad::var(*this, dim, unbiased, keepdim);
+}
 Tensor Tensor::std() const { return minigrad::std(*this); }
 Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
   return minigrad::std(*this, dims, correction, keepdim);
 }
-Tensor Tensor::std(int64_t dim, bool unbiased, bool keepdim) const { return minigrad::std(*this, dim, unbiased, keepdim); }
+Tensor Tensor::std(int64_t dim, bool unbiased, bool keepdim) const {
+  return minigrad::std(*this, dim, unbiased, keepdim);
+}
 Tensor Tensor::cumsum(int64_t dim) const { return minigrad::cumsum(*this, dim); }
 std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
   return minigrad::topk(*this, k, dim, largest, sorted);

@@ -48,18 +48,6 @@ Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
 /// The same, drawing the mask from `generator` instead of the default generator.
 Tensor dropout(const Tensor& input, double p, bool training, Generator& generator);
 
-/// As `F.embedding(input, weight, padding_idx)`: the rows of weight [V, D] picked by the int64
-/// indices `input` [...] -> [..., D]. Note the order: input first, as F.embedding, where
-/// minigrad::embedding(weight, indices) follows torch.embedding. The op, its derivative and its
-/// errors are minigrad::embedding's (autograd/ops_index.hpp). max_norm, scale_grad_by_freq and
-/// sparse are not supported.
-inline Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt) {
-  return minigrad::embedding(weight, input, padding_idx);
-}
-
-/// As `F.one_hot(tensor, num_classes)`: minigrad::one_hot (autograd/ops_index.hpp).
-inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return minigrad::one_hot(tensor, num_classes); }
-
 // layer_norm: mu, var = mean and biased variance of each row of M elements (the last dims, those of
 // normalized_shape), x_hat = (x - mu) / sqrt(var + eps), out = x_hat * w + b;
 //   grad_x = (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) / sqrt(var + eps) per row, with
@@ -72,14 +60,26 @@ inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return m
 /// is not the input's last dims (`layer_norm: normalized_shape [128] does not match input [2, 3,
 /// 64]: expected input of shape [*, 128]`), a weight or bias of another shape or dtype, integer
 /// dtypes, or eps < 0.
-Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& weight = {},
-                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight = {}, const Tensor& bias = {}, double eps = 1e-5);
 
 /// `F.softmax(x, dim)`, `F.log_softmax(x, dim)` and `F.relu(x)`: the ops of autograd/ops.hpp
 /// under their F. names (the same functions, so `softmax` and `F::softmax` never clash).
 using minigrad::log_softmax;
 using minigrad::relu;
 using minigrad::softmax;
+
+/// As `F.embedding(input, weight, padding_idx)`: the rows of weight [V, D] picked by the int64
+/// indices `input` [...] -> [..., D]. Note the order: input first, as F.embedding, where
+/// minigrad::embedding(weight, indices) follows torch.embedding. The op, its derivative and its
+/// errors are minigrad::embedding's (autograd/ops_index.hpp). max_norm, scale_grad_by_freq and
+/// sparse are not supported.
+inline Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt) {
+  return minigrad::embedding(weight, input, padding_idx);
+}
+
+/// As `F.one_hot(tensor, num_classes)`: minigrad::one_hot (autograd/ops_index.hpp).
+inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return minigrad::one_hot(tensor, num_classes); }
 
 }  // namespace minigrad::nn::functional
 

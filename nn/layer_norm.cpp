@@ -22,16 +22,19 @@ using minigrad::detail::check;
 namespace {
 
 /// Checks layer_norm's arguments and returns {R, M}: the number of rows and their length.
-std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
+std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input,
+                                             const std::vector<int64_t>& normalized_shape,
                                              const Tensor& weight, const Tensor& bias, double eps) {
   minigrad::detail::check_defined(input, "layer_norm");
   const Shape expected(normalized_shape);
   check(!normalized_shape.empty(), "layer_norm: normalized_shape must hold at least one dim, got []");
-  check(input.is_floating_point(), "layer_norm: input must be float32 or float64, got ", dtype_name(input.dtype()));
+  check(input.is_floating_point(), "layer_norm: input must be float32 or float64, got ",
+        dtype_name(input.dtype()));
   check(eps >= 0, "layer_norm: eps must be non-negative, got ", eps);
   const auto dims = static_cast<int64_t>(normalized_shape.size());
   bool matches = input.dim() >= dims;
-  for (int64_t d = 0; matches && d < dims; ++d) matches = input.size(input.dim() - dims + d) == normalized_shape[d];
+  for (int64_t d = 0; matches && d < dims; ++d)
+    matches = input.size(input.dim() - dims + d) == normalized_shape[d];
   std::string trailing = to_string(expected);
   trailing = "[*, " + trailing.substr(1);
   check(matches, "layer_norm: normalized_shape ", expected, " does not match input ", input.shape(),
@@ -77,7 +80,8 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
       }
       if (!grad_x.defined()) continue;
       T* out = grad_x.data_ptr<T>() + r * m;
-      for (int64_t j = 0; j < m; ++j) out[j] = static_cast<T>(rstd * (g_hat[j] - mean_g - x_hat[j] * mean_gx));
+      for (int64_t j = 0; j < m; ++j)
+        out[j] = static_cast<T>(rstd * (g_hat[j] - mean_g - x_hat[j] * mean_gx));
     }
   });
   auto as_tensor = [](const std::vector<double>& v, const Tensor& like) {
@@ -94,7 +98,8 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
   auto stats = std::make_shared<RowStats>(rows);
   Tensor out = minigrad::detail::new_tensor(input.shape(), input.dtype());
   dispatch_floating(input.dtype(), "layer_norm", [&]<typename T>() {
-    const T *w = weight.defined() ? weight.data_ptr<T>() : nullptr, *b = bias.defined() ? bias.data_ptr<T>() : nullptr;
+    const T *w = weight.defined() ? weight.data_ptr<T>() : nullptr,
+            *b = bias.defined() ? bias.data_ptr<T>() : nullptr;
     for (int64_t r = 0; r < rows; ++r) {
       const T* x = input.data_ptr<T>() + r * m;
       T* y = out.data_ptr<T>() + r * m;

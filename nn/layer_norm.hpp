@@ -20,7 +20,8 @@ class LayerNorm : public Module {
   /// With elementwise_affine, registers "weight" (ones) and "bias" (zeros) of shape
   /// normalized_shape, as torch.nn.LayerNorm: no random draws. Throws std::invalid_argument for an
   /// empty normalized_shape, a negative size, or eps < 0.
-  explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
+  explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5,
+                     bool elementwise_affine = true);
   /// The same for one normalised dim: `nn::LayerNorm(128)` normalises the last dim of 128 features.
   explicit LayerNorm(int64_t normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
 

@@ -221,8 +221,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyLoss
 
   const int64_t class_dim = input.dim() == 1 ? 0 : 1;
   const Tensor log_p = log_softmax(input, class_dim);
-  const Tensor nll = nll_loss(log_p, target,
-                              {.weight = options.weight, .reduction = options.reduction, .ignore_index = options.ignore_index});
+  const Tensor nll = nll_loss(
+      log_p, target,
+      {.weight = options.weight, .reduction = options.reduction, .ignore_index = options.ignore_index});
   if (eps == 0.0) return nll;  // also keeps 0 * log p = nan out where a score is -inf
 
   // The uniform part: smooth = -sum_c w_c log p_c per position, 0 where the target is ignored,
@@ -251,7 +252,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossOptions option
   dispatch_floating(input.dtype(), op, [&]<typename T>() {
     const T* x = input.data_ptr<T>();
     for (int64_t lane = 0; lane < layout.lanes; ++lane)
-      if (t[lane] != ignore) losses[lane] = -layout.weight[t[lane]] * static_cast<double>(x[layout.at(lane, t[lane])]);
+      if (t[lane] != ignore)
+        losses[lane] = -layout.weight[t[lane]] * static_cast<double>(x[layout.at(lane, t[lane])]);
   });
   Tensor out = finish(losses, layout.loss_shape, input.dtype(), options.reduction, layout.total_weight);
 
@@ -296,7 +298,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
       out, "BinaryCrossEntropyWithLogitsBackward0", {input, target},
       [weight, reduction](const Tensor& grad, const std::vector<Tensor>& inputs) {
         const Tensor &input = inputs[0], &target = inputs[1];
-        const std::vector<double> g = upstream(grad, reduction, input.numel(), static_cast<double>(input.numel()));
+        const std::vector<double> g =
+            upstream(grad, reduction, input.numel(), static_cast<double>(input.numel()));
         Tensor grad_input = empty_like(input), grad_target = empty_like(target);
         dispatch_floating(input.dtype(), "binary_cross_entropy_with_logits backward", [&]<typename T>() {
           const T *x = input.data_ptr<T>(), *y = target.data_ptr<T>(), *p = weight.data_ptr<T>();

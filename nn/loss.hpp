@@ -79,8 +79,8 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, LossOptions options =
 /// and errors as mse_loss; the gradient where input == target is 0, as PyTorch's sign(0).
 Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options = {});
 
-// cross_entropy: loss = -(1 - eps) w_t log p_t - (eps / C) sum_c w_c log p_c, p = softmax over the C scores
-// (w = 1 without class weights), computed as (1 - eps) nll_loss(log_softmax(x, 1), t) + (eps / C) smooth;
+// cross_entropy: loss = -(1 - eps) w_t log p_t - (eps / C) sum_c w_c log p_c, p = softmax over the C scores,
+//   w = 1 without class weights, composed as (1 - eps) nll_loss(log_softmax(x, 1), t) + (eps / C) smooth;
 //   grad_input_c = grad * (p_c - (1 - eps) [c == t] - eps / C) without class weights (softmax minus
 //   the smoothed one-hot), from the backwards of log_softmax, nll_loss, mul, sum and masked_fill
 /// Cross entropy of raw scores (logits) against class indices (`F.cross_entropy`):
@@ -97,7 +97,8 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options = 
 /// 5 classes`.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyLossOptions options = {});
 
-// nll_loss: loss = -w_t input[t] (w = 1 without class weights);  grad_input = -grad w_t at t, 0 at the other classes
+// nll_loss: loss = -w_t input[t] (w = 1 without class weights);  grad_input = -grad w_t at t, 0 at the other
+// classes
 /// Negative log likelihood of log-probabilities (`F.nll_loss`): loss = -weight[target] *
 /// input[target]; Mean divides by the sum of weight[target] over the counted targets (their
 /// number without weights). cross_entropy(x, t) is nll_loss(log_softmax(x, 1), t). Shapes,

@@ -4,7 +4,6 @@
 // float32 values must agree with PyTorch's to float32 rounding, float64 ones to 1e-12, integers
 // and topk's indices exactly.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -53,7 +52,8 @@ std::vector<Tensor> run(const json& c, const std::vector<Tensor>& in) {
   }
   if (op == "linspace") {
     const Dtype dtype = dtype_named(c["dtype"]);
-    return {linspace(args["start"].get<double>(), args["end"].get<double>(), args["steps"].get<int64_t>(), {.dtype = dtype})};
+    return {linspace(args["start"].get<double>(), args["end"].get<double>(), args["steps"].get<int64_t>(),
+                     {.dtype = dtype})};
   }
   const bool is_var = op == "var";
   if (args.contains("dims")) {
@@ -91,8 +91,10 @@ void replay(const json& c) {
     const Dtype dtype = dtype_named(want["dtype"]);
     BOOST_TEST((outputs[i].shape() == Shape(want["shape"].get<std::vector<int64_t>>())),
                name << ": output " << i << " has shape " << outputs[i].shape());
-    BOOST_TEST((outputs[i].dtype() == dtype), name << ": output " << i << " is " << dtype_name(outputs[i].dtype()));
-    check_close(outputs[i], want["values"], atol_of(dtype), name + " output " + std::to_string(i), rtol_of(dtype));
+    BOOST_TEST((outputs[i].dtype() == dtype),
+               name << ": output " << i << " is " << dtype_name(outputs[i].dtype()));
+    check_close(outputs[i], want["values"], atol_of(dtype), name + " output " + std::to_string(i),
+                rtol_of(dtype));
   }
   if (!c.contains("grad_fn")) return;
 
@@ -103,8 +105,8 @@ void replay(const json& c) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (c["grads"][i].is_null()) continue;
     const Dtype dtype = inputs[i].dtype();
-    check_close(inputs[i].grad(), c["grads"][i], atol_of(dtype) * 5, name + " grad of input " + std::to_string(i),
-                rtol_of(dtype) * 5);
+    check_close(inputs[i].grad(), c["grads"][i], atol_of(dtype) * 5,
+                name + " grad of input " + std::to_string(i), rtol_of(dtype) * 5);
   }
 }
 
@@ -144,10 +146,11 @@ BOOST_AUTO_TEST_CASE(var_and_std_match_pytorch_over_dims_with_every_correction) 
 BOOST_AUTO_TEST_CASE(every_fixture_group_has_a_test_case) {
   // The groups replayed here and in tests/nn/test_layer_norm.cpp; a new group in the script fails
   // this test instead of going unchecked.
-  const std::set<std::string> replayed = {"sin_cos", "linspace", "cumsum", "topk", "var_std",
-                                          "layer_norm", "layer_norm_module"};
+  const std::set<std::string> replayed = {"sin_cos", "linspace",   "cumsum",           "topk",
+                                          "var_std", "layer_norm", "layer_norm_module"};
   for (const json& c : fixture()["cases"])
-    BOOST_TEST(replayed.contains(c["group"].get<std::string>()), "group " << c["group"] << " is not replayed");
+    BOOST_TEST(replayed.contains(c["group"].get<std::string>()),
+               "group " << c["group"] << " is not replayed");
 }
 
 // ---- values worked out by hand --------------------------------------------------------------------
@@ -163,7 +166,8 @@ BOOST_AUTO_TEST_CASE(cumsum_of_bools_counts_in_int64) {
   const Tensor mask = tensor({1, 0, 1, 1}) > 0.5;
   const Tensor counts = cumsum(mask, 0);
   BOOST_TEST((counts.dtype() == kInt64));
-  BOOST_TEST(counts.to_vector<int64_t>() == (std::vector<int64_t>{1, 1, 2, 3}), boost::test_tools::per_element());
+  BOOST_TEST(counts.to_vector<int64_t>() == (std::vector<int64_t>{1, 1, 2, 3}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(topk_gradient_reaches_only_the_chosen_entries) {
@@ -215,11 +219,21 @@ BOOST_AUTO_TEST_CASE(every_math_backward_matches_finite_differences) {
       {"topk smallest dim 0", [](const V& x) { return std::get<0>(topk(x[0], 2, 0, false)); }, {4, 3}},
       {"topk unsorted many", [](const V& x) { return std::get<0>(topk(x[0], 3, 1, true, false)); }, {2, 200}},
       {"var all", [](const V& x) { return var(x[0]); }, {3, 4}},
-      {"var dims 0 2 keepdim", [](const V& x) { return var(x[0], {0, 2}, 1, true); }, {2, 3, 4}},
+      {"var dims 0 2 keepdim",
+       [](const V& x) {
+         return var(x[0], {0, 2}, 1, true);
+       },
+       {2, 3, 4}},
       {"var dim 1 biased", [](const V& x) { return var(x[0], 1, false); }, {3, 4}},
       {"std all", [](const V& x) { return minigrad::std(x[0]); }, {3, 4}},
-      {"std dims 2 1", [](const V& x) { return minigrad::std(x[0], {2, 1}); }, {2, 3, 4}},
-      {"std dim correction 2", [](const V& x) { return minigrad::std(x[0], std::vector<int64_t>{0}, 2); }, {5, 2}},
+      {"std dims 2 1",
+       [](const V& x) {
+         return minigrad::std(x[0], {2, 1});
+       },
+       {2, 3, 4}},
+      {"std dim correction 2",
+       [](const V& x) { return minigrad::std(x[0], std::vector<int64_t>{0}, 2); },
+       {5, 2}},
   };
   Generator generator(14);
   for (const Row& row : rows) {
@@ -243,16 +257,23 @@ BOOST_AUTO_TEST_CASE(topk_with_k_larger_than_the_dim_names_k_the_dim_and_the_sha
 BOOST_AUTO_TEST_CASE(var_and_std_refuse_integers_repeated_dims_and_bad_dims) {
   const Tensor x = zeros({2, 3});
   check_throws<std::invalid_argument>([&] { var(arange(4)); }, {"var: only float32 and float64", "int64"});
-  check_throws<std::invalid_argument>([&] { minigrad::std(x, {1, -1}); }, {"std: dim 1 appears more than once", "[2, 3]"});
+  check_throws<std::invalid_argument>(
+      [&] {
+        minigrad::std(x, {1, -1});
+      },
+      {"std: dim 1 appears more than once", "[2, 3]"});
   check_throws<std::out_of_range>([&] { var(x, 2); }, {"var: dim 2", "[2, 3]"});
 }
 
 BOOST_AUTO_TEST_CASE(cumsum_and_linspace_refuse_bad_arguments) {
   check_throws<std::out_of_range>([&] { cumsum(zeros({2, 3}), -3); }, {"cumsum: dim -3", "[2, 3]"});
-  check_throws<std::invalid_argument>([&] { linspace(0, 1, -2); }, {"linspace: number of steps must be non-negative, got -2"});
-  check_throws<std::invalid_argument>([&] { linspace(0, 1, 3, {.dtype = kBool}); }, {"linspace: not supported for bool"});
-  check_throws<std::invalid_argument>([&] { linspace(0, std::numeric_limits<double>::infinity(), 3, {.dtype = kInt64}); },
-                                      {"cannot be converted to int64"});
+  check_throws<std::invalid_argument>([&] { linspace(0, 1, -2); },
+                                      {"linspace: number of steps must be non-negative, got -2"});
+  check_throws<std::invalid_argument>([&] { linspace(0, 1, 3, {.dtype = kBool}); },
+                                      {"linspace: not supported for bool"});
+  check_throws<std::invalid_argument>(
+      [&] { linspace(0, std::numeric_limits<double>::infinity(), 3, {.dtype = kInt64}); },
+      {"cannot be converted to int64"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

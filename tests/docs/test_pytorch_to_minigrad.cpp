@@ -104,6 +104,7 @@ BOOST_AUTO_TEST_CASE(factory_spellings_run) {
   BOOST_TEST(eye(3).sum().item<double>() == 3.0);
   BOOST_TEST((arange(5).dtype() == kInt64 && arange(5).sum().item<int64_t>() == 10));
   BOOST_TEST(arange(0, 1, 0.25).equal(tensor({0, 0.25, 0.5, 0.75})));
+  BOOST_TEST(linspace(0, 1, 5).equal(tensor({0, 0.25, 0.5, 0.75, 1})));
   BOOST_TEST(tensor({{1, 2}, {3, 4}}).sum().item<double>() == 10.0);
   BOOST_TEST((tensor(std::vector<int64_t>{1, 2, 3}, {3}).dtype() == kInt64));
   BOOST_TEST((scalar_tensor(2.5).dim() == 0));
@@ -163,6 +164,7 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   BOOST_TEST(a.sqrt()[1][1].item<double>() == 2.0);
   BOOST_TEST(a.relu().equal(tensor({{1, 0}, {3, 4}})));
   BOOST_TEST((a.tanh().abs() < 1).equal(a.sigmoid() > 0));
+  BOOST_TEST((sin(a) * sin(a) + a.cos() * a.cos()).allclose(ones({2, 2})));  // sin^2 + cos^2 = 1
   BOOST_TEST(a.clamp(0.0).equal(a.relu()));
   BOOST_TEST(a.clamp(-1.0, 1.0).equal(tensor({{1, -1}, {1, 1}})));
   BOOST_TEST(where(a > 0, a, b).equal(tensor({{1, 2}, {3, 4}})));
@@ -177,6 +179,18 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   auto [values, indices] = a.max(1);
   BOOST_TEST(values.equal(tensor({1, 4})));
   BOOST_TEST(indices.equal(a.argmax(1)));
+  auto [top, top_indices] = topk(a, 2);  // each row sorted from its largest down
+  BOOST_TEST(top.equal(tensor({{1, -2}, {4, 3}})));
+  BOOST_TEST(top_indices.select(1, 0).equal(indices));
+  BOOST_TEST(std::get<0>(a.topk(1, 0, false)).equal(tensor({{1, -2}})));
+  BOOST_TEST(a.cumsum(0).equal(tensor({{1, -2}, {4, 2}})));
+  BOOST_TEST(cumsum(a, 1).equal(tensor({{1, -1}, {3, 7}})));
+  // Deviations from the mean 1.5: -0.5, -3.5, 1.5, 2.5, squares summing to 21.
+  BOOST_TEST(a.var().item<double>() == 7.0, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(a.var(1, false).allclose(tensor({2.25, 0.25})));
+  BOOST_TEST(var(a, {0, 1}, 0, true).item<double>() == 5.25, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(a.std().item<double>() == std::sqrt(7.0), boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(minigrad::std(a, 0).allclose(tensor({std::sqrt(2.0), std::sqrt(18.0)})));
   BOOST_TEST(a.softmax(-1).sum(-1).allclose(ones({2})));
   BOOST_TEST(a.log_softmax(-1).exp().allclose(a.softmax(-1)));
   BOOST_TEST(a.reshape({4, 1}).equal(a.view({-1}).unsqueeze(1)));
@@ -330,6 +344,8 @@ BOOST_AUTO_TEST_CASE(module_spellings_run) {
                         nn::Tanh(),       nn::Sigmoid(),           nn::GELU("tanh"),
                         nn::Dropout(0.1), nn::Identity(),          nn::Flatten()};
   BOOST_TEST(layers.size() == 9);
+  BOOST_TEST(to_string(nn::LayerNorm(128)) == "LayerNorm((128,), eps=1e-05, elementwise_affine=True)");
+  BOOST_TEST(nn::LayerNorm({4, 5}, 1e-6, false).parameters().empty());
   BOOST_TEST(!layers.at<nn::Linear>(1).bias.defined());
   BOOST_TEST(to_string(layers[5]) == "GELU(approximate='tanh')");
 
@@ -419,6 +435,13 @@ BOOST_AUTO_TEST_CASE(functional_spellings_run) {
   BOOST_TEST(F::linear(x, w, b).allclose(matmul(x, w.t()) + b, 1e-5, 1e-6));
   BOOST_TEST(relu(x).equal(x.clamp(0.0)));
   BOOST_TEST(softmax(x, -1).log().allclose(log_softmax(x, 1), 1e-5, 1e-6));
+  BOOST_TEST(F::relu(x).equal(relu(x)));
+  BOOST_TEST(F::softmax(x, -1).equal(softmax(x, -1)));
+  BOOST_TEST(F::log_softmax(x, 1).equal(log_softmax(x, 1)));
+  const Tensor weight = full({4}, 2.0), bias = full({4}, 0.5);
+  const Tensor normed = F::layer_norm(x, {4}, weight, bias, 1e-5);  // each row: mean 0.5, variance 4 (biased)
+  BOOST_TEST(normed.mean(1).allclose(full({3}, 0.5), 1e-5, 1e-5));
+  BOOST_TEST(((normed - 0.5) / 2).var(1, false).allclose(ones({3}), 1e-3, 1e-3));
   BOOST_TEST(F::gelu(zeros({2})).equal(zeros({2})));
   BOOST_TEST(F::gelu(x, "tanh").allclose(F::gelu(x), 1e-2, 1e-3));
   const Tensor dropped = F::dropout(x, 0.1, true);
@@ -441,6 +464,16 @@ BOOST_AUTO_TEST_CASE(loss_spellings_run) {
              boost::test_tools::tolerance(1e-6));
   BOOST_TEST(F::nll_loss(log_softmax(logits, 1), labels).item<double>() == log4,
              boost::test_tools::tolerance(1e-6));
+  const Tensor w = tensor({1, 1, 1, 2});
+  const Tensor per_row =
+      F::cross_entropy(logits, labels, {.weight = w, .reduction = nn::Reduction::None, .ignore_index = 0});
+  BOOST_TEST(per_row.allclose(tensor({0, 2 * log4}), 1e-6, 1e-6));  // label 0 ignored, label 3 weighted 2
+  {
+    const int64_t B = 1, T = 2, C = 4;
+    const Tensor logits = zeros({B, T, C}), targets = labels.view({B, T});  // the course's shapes
+    BOOST_TEST(F::cross_entropy(logits.view({B * T, C}), targets.view({B * T})).item<double>() == log4,
+               boost::test_tools::tolerance(1e-6));
+  }
   nn::CrossEntropyLoss criterion;
   BOOST_TEST(criterion(logits, labels).item<double>() == log4, boost::test_tools::tolerance(1e-6));
 
@@ -537,6 +570,20 @@ BOOST_AUTO_TEST_CASE(data_spellings_run) {
     BOOST_TEST((x.shape() == Shape{200, 2} && y.sum().item<int64_t>() == 100));
   }
   BOOST_TEST((data::read_csv("assets/iris.csv", {.skip_header = true}).shape() == Shape{150, 5}));
+
+  std::string text = data::read_text("assets/tinyshakespeare.txt");
+  data::CharVocab vocab(text);
+  BOOST_TEST(vocab.size() == 65);
+  BOOST_TEST(vocab.chars().substr(0, 3) == "\n !");  // newline, space, '!': the smallest bytes
+  BOOST_TEST(vocab.encode("hii") == (std::vector<int64_t>{46, 47, 47}), boost::test_tools::per_element());
+  BOOST_TEST(vocab.decode(std::vector<int64_t>{46, 47}) == "hi");
+  Tensor train_data = vocab.encode_tensor(text);
+  BOOST_TEST(train_data.size(0) == 1115394);
+  {
+    auto [x, y] = data::get_batch(train_data, 32, 8);
+    BOOST_TEST((x.shape() == Shape{32, 8}));
+    BOOST_TEST(equal(x.slice(1, 1, 8), y.slice(1, 0, 7)));  // y is x one token later
+  }
 }
 
 // ==== table: Checkpoints ====

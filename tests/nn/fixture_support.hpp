@@ -47,7 +47,8 @@ inline void check_close(const std::vector<double>& got, const json& expected, do
   for (size_t i = 0; i < got.size(); ++i) {
     const double want = minigrad_test::fixture_number(expected[i]);
     if (std::isnan(want) && std::isnan(got[i])) continue;  // nan where PyTorch has nan
-    const double excess = std::isinf(want) && got[i] == want ? 0.0 : std::abs(got[i] - want) - (atol + rtol * std::abs(want));
+    const double excess =
+        std::isinf(want) && got[i] == want ? 0.0 : std::abs(got[i] - want) - (atol + rtol * std::abs(want));
     if (!(excess <= worst)) {  // also catches NaN
       worst = excess;
       worst_index = i;

@@ -3,7 +3,6 @@
 // finite differences, the module's parameters, printing and state_dict names, and the errors of
 // a normalized_shape that does not fit.
 #include <boost/test/unit_test.hpp>
-
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,7 +29,8 @@ void replay(const json& c) {
   const Dtype dtype = c["dtype"] == "float64" ? kFloat64 : kFloat32;
   std::vector<Tensor> in;
   for (const json& record : c["inputs"])
-    in.push_back(nn_test::from_json(record["values"], record["shape"].get<std::vector<int64_t>>(), dtype).requires_grad_());
+    in.push_back(nn_test::from_json(record["values"], record["shape"].get<std::vector<int64_t>>(), dtype)
+                     .requires_grad_());
   const json& args = c["args"];
   const Tensor weight = args["weight"] ? in[1] : Tensor();
   const Tensor bias = args["bias"] ? in.back() : Tensor();
@@ -43,7 +43,8 @@ void replay(const json& c) {
   BOOST_TEST(out.grad_fn()->name == c["grad_fn"].get<std::string>());
   (out * nn_test::from_json(c["cotangent"], out.shape(), dtype)).sum().backward();
   for (size_t i = 0; i < in.size(); ++i)
-    check_close(in[i].grad(), c["grads"][i], tol * 10, name + " grad of input " + std::to_string(i), tol * 10);
+    check_close(in[i].grad(), c["grads"][i], tol * 10, name + " grad of input " + std::to_string(i),
+                tol * 10);
 }
 
 }  // namespace
@@ -79,7 +80,8 @@ BOOST_AUTO_TEST_CASE(layer_norm_module_prints_and_names_its_parameters_as_pytorc
       BOOST_TEST_REQUIRE(parameters.size() == c["parameters"].size());
       for (size_t p = 0; p < parameters.size(); ++p) {
         BOOST_TEST(parameters[p].first == c["parameters"][p][0].get<std::string>());
-        BOOST_TEST((parameters[p].second.shape() == Shape(c["parameters"][p][1].get<std::vector<int64_t>>())));
+        BOOST_TEST(
+            (parameters[p].second.shape() == Shape(c["parameters"][p][1].get<std::vector<int64_t>>())));
       }
     }
   }
@@ -103,12 +105,18 @@ BOOST_AUTO_TEST_CASE(layer_norm_module_starts_as_plain_normalisation_and_compute
 
 BOOST_AUTO_TEST_CASE(layer_norm_backward_matches_finite_differences) {
   Generator generator(7);
-  auto leaf = [&](const Shape& shape) { return randn(shape, generator, {.dtype = kFloat64}).requires_grad_(); };
+  auto leaf = [&](const Shape& shape) {
+    return randn(shape, generator, {.dtype = kFloat64}).requires_grad_();
+  };
   using V = std::vector<Tensor>;
   const V inputs = {leaf({2, 3, 4}), leaf({4}), leaf({4}), leaf({3, 4}), leaf({3, 4})};
-  BOOST_TEST(gradcheck([](const V& x) { return F::layer_norm(x[0], {4}, x[1], x[2]); }, {inputs[0], inputs[1], inputs[2]}));
-  BOOST_TEST(gradcheck([](const V& x) { return F::layer_norm(x[0], {3, 4}, x[1], x[2], 1e-3); },
-                       {inputs[0], inputs[3], inputs[4]}));
+  BOOST_TEST(gradcheck([](const V& x) { return F::layer_norm(x[0], {4}, x[1], x[2]); },
+                       {inputs[0], inputs[1], inputs[2]}));
+  BOOST_TEST(gradcheck(
+      [](const V& x) {
+        return F::layer_norm(x[0], {3, 4}, x[1], x[2], 1e-3);
+      },
+      {inputs[0], inputs[3], inputs[4]}));
   BOOST_TEST(gradcheck([](const V& x) { return F::layer_norm(x[0], {4}); }, {inputs[0]}));
   BOOST_TEST(gradcheck([](const V& x) { return F::layer_norm(x[0], {4}, x[1]); }, {inputs[0], inputs[1]}));
 }
@@ -118,16 +126,24 @@ BOOST_AUTO_TEST_CASE(layer_norm_with_a_normalized_shape_that_does_not_fit_names_
   check_throws<std::invalid_argument>([&] { F::layer_norm(x, {128}); },
                                       {"layer_norm: normalized_shape [128] does not match input [2, 3, 64]",
                                        "expected input of shape [*, 128]"});
-  check_throws<std::invalid_argument>([&] { F::layer_norm(zeros({4}), {2, 4}); }, {"normalized_shape [2, 4]"});
-  check_throws<std::invalid_argument>([&] { F::layer_norm(x, {}); }, {"normalized_shape must hold at least one dim"});
+  check_throws<std::invalid_argument>(
+      [&] {
+        F::layer_norm(zeros({4}), {2, 4});
+      },
+      {"normalized_shape [2, 4]"});
+  check_throws<std::invalid_argument>([&] { F::layer_norm(x, {}); },
+                                      {"normalized_shape must hold at least one dim"});
   check_throws<std::invalid_argument>([&] { F::layer_norm(x, {64}, ones({32})); },
                                       {"layer_norm: weight has shape [32] but normalized_shape is [64]"});
-  check_throws<std::invalid_argument>([&] { F::layer_norm(x, {64}, Tensor(), zeros({64}, {.dtype = kFloat64})); },
-                                      {"layer_norm: bias is float64 but input is float32"});
-  check_throws<std::invalid_argument>([&] { F::layer_norm(arange(4), {4}); }, {"layer_norm: input must be float32"});
+  check_throws<std::invalid_argument>(
+      [&] { F::layer_norm(x, {64}, Tensor(), zeros({64}, {.dtype = kFloat64})); },
+      {"layer_norm: bias is float64 but input is float32"});
+  check_throws<std::invalid_argument>([&] { F::layer_norm(arange(4), {4}); },
+                                      {"layer_norm: input must be float32"});
   nn::LayerNorm ln(128);
   check_throws<std::invalid_argument>([&] { ln(x); }, {"LayerNorm", "normalized_shape [128] does not match"});
-  check_throws<std::invalid_argument>([&] { nn::LayerNorm(std::vector<int64_t>{}); }, {"LayerNorm: normalized_shape"});
+  check_throws<std::invalid_argument>([&] { nn::LayerNorm(std::vector<int64_t>{}); },
+                                      {"LayerNorm: normalized_shape"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -92,7 +92,8 @@ Tensor run(const json& c, const Tensor& input, const Tensor& target) {
                              .ignore_index = c["ignore_index"],
                              .label_smoothing = c["label_smoothing"]});
   if (op == "nll_loss")
-    return F::nll_loss(input, target, {.weight = weight, .reduction = reduction, .ignore_index = c["ignore_index"]});
+    return F::nll_loss(input, target,
+                       {.weight = weight, .reduction = reduction, .ignore_index = c["ignore_index"]});
   const Tensor pos_weight = c.contains("pos_weight") ? make_tensor(c["pos_weight"], input.dtype()) : Tensor();
   return F::binary_cross_entropy_with_logits(input, target,
                                              {.reduction = reduction, .pos_weight = pos_weight});
@@ -447,15 +448,18 @@ BOOST_AUTO_TEST_CASE(cross_entropy_of_b_t_c_logits_viewed_as_rows_equals_the_spa
   const Tensor targets = tensor(std::vector<int64_t>{1, 3, -100, 0, 2, 2}, {2, 3});
   const F::Reduction none = Reduction::None;
   for (double eps : {0.0, 0.1}) {
-    const Tensor rows = F::cross_entropy(logits.view({6, 4}), targets.view({6}), {.reduction = none, .label_smoothing = eps});
-    const Tensor spatial = F::cross_entropy(logits.permute({0, 2, 1}), targets, {.reduction = none, .label_smoothing = eps});
+    const Tensor rows =
+        F::cross_entropy(logits.view({6, 4}), targets.view({6}), {.reduction = none, .label_smoothing = eps});
+    const Tensor spatial =
+        F::cross_entropy(logits.permute({0, 2, 1}), targets, {.reduction = none, .label_smoothing = eps});
     BOOST_TEST(rows.view({2, 3}).allclose(spatial, 1e-12, 1e-12));
     rows.sum().backward();
     const Tensor grad_rows = logits.grad().clone();
     logits.set_grad(Tensor());
     spatial.sum().backward();
     BOOST_TEST(grad_rows.allclose(logits.grad(), 1e-12, 1e-12));
-    BOOST_TEST(logits.grad().select(0, 0).select(0, 2).abs().sum().item<double>() == 0.0);  // ignored position
+    BOOST_TEST(logits.grad().select(0, 0).select(0, 2).abs().sum().item<double>() ==
+               0.0);  // ignored position
     logits.set_grad(Tensor());
   }
 }
@@ -560,13 +564,19 @@ std::vector<ErrorRow> error_rows() {
        },
        false, "cross_entropy: label_smoothing must be in [0, 1], got -0.1"},
       {"cross_entropy_refuses_a_class_weight_of_the_wrong_size",
-       [=] { F::cross_entropy(logits, labels({0, 1, 2, 3}), {.weight = ones({3})}); }, false,
-       "cross_entropy: weight must hold one number per class, shape [5], got [3]"},
+       [=] {
+         F::cross_entropy(logits, labels({0, 1, 2, 3}), {.weight = ones({3})});
+       },
+       false, "cross_entropy: weight must hold one number per class, shape [5], got [3]"},
       {"cross_entropy_refuses_a_class_weight_of_another_dtype",
-       [=] { F::cross_entropy(logits, labels({0, 1, 2, 3}), {.weight = ones({5}, {.dtype = kFloat64})}); },
+       [=] {
+         F::cross_entropy(logits, labels({0, 1, 2, 3}), {.weight = ones({5}, {.dtype = kFloat64})});
+       },
        false, "cross_entropy: weight is float64 but input is float32"},
       {"nll_loss_refuses_a_class_weight_that_requires_grad",
-       [=] { F::nll_loss(logits, labels({0, 1, 2, 3}), {.weight = ones({5}, {.requires_grad = true})}); },
+       [=] {
+         F::nll_loss(logits, labels({0, 1, 2, 3}), {.weight = ones({5}, {.requires_grad = true})});
+       },
        false, "nll_loss: weight cannot require grad"},
       {"nll_loss_refuses_a_class_index_out_of_range",
        [=] {

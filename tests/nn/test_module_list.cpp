@@ -20,7 +20,7 @@
 #include "nn/module.hpp"
 #include "nn/module_list.hpp"
 #include "nn/sequential.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
 namespace {
 
