@@ -291,8 +291,8 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index);
 // slice: indices start, start+step, ... below end of `dim` (clamped to the size, negatives from the
 // end, as Python's a[start:end:step]);  grad_a = zeros with grad put back in those places
 /// Entries start..end-1 of dim `dim`, every step-th, as Python's `a[start:end:step]` along that dim
-/// (`torch.narrow` with clamping and a step; libtorch's `x.slice(dim, start, end, step)`); a copy. A missing start or
-/// end (std::nullopt) means the beginning or the end; negative ones count from the end, and bounds
+/// (`torch.narrow` with clamping and a step; libtorch's `x.slice(dim, start, end, step)`); a copy. A missing
+/// start or end (std::nullopt) means the beginning or the end; negative ones count from the end, and bounds
 /// beyond the size are clamped, so `slice(x, 1, -T)` is `x[:, -T:]`. With step 1 it is recorded as
 /// SliceBackward0; a larger step goes through index_select. Throws std::out_of_range for a dim out
 /// of range, std::invalid_argument for a 0-d tensor or a step <= 0.
