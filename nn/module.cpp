@@ -275,7 +275,8 @@ void Module::collect(bool recurse, bool buffers, NamedTensors& out) const {
   std::unordered_set<const TensorImpl*> memo;  // a tensor shared by two modules is listed once
   for (const auto& [prefix, module] : modules) {
     const auto add = [&](const std::string& key, const Tensor& tensor) {
-      if (memo.insert(tensor.impl()).second) out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
+      if (memo.insert(tensor.impl()).second)
+        out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
     };
     if (buffers) {
       for (const auto& [key, tensor] : module->buffers_) add(key, tensor);
@@ -362,8 +363,8 @@ void convert_in_place(const Tensor& t, Dtype dtype) {
 }  // namespace
 
 Module& Module::to(Dtype dtype) {
-  check(is_floating_point(dtype), "Module::to: only float32 and float64 are accepted, got ", dtype_name(dtype),
-        " (as nn.Module.to, which converts floating-point parameters and buffers)");
+  check(is_floating_point(dtype), "Module::to: only float32 and float64 are accepted, got ",
+        dtype_name(dtype), " (as nn.Module.to, which converts floating-point parameters and buffers)");
   for (Module& module : modules()) {
     for (const auto& [key, tensor] : module.parameters_) convert_in_place(tensor, dtype);
     for (const auto& [key, tensor] : module.buffers_) convert_in_place(tensor, dtype);
