@@ -10,11 +10,8 @@
 //
 // Shape letters: B batch, T time (block_size), C channels (here the vocabulary size).
 // The text is assets/tinyshakespeare.txt, or the path given as an argument.
-#include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +19,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
+#include "data/text.hpp"
 #include "examples/lessons/python_print.hpp"
 #include "nn/embedding.hpp"
 #include "nn/functional.hpp"
@@ -67,27 +65,9 @@ class BigramLanguageModel : public nn::Module {
 
 int main(int argc, char** argv) {
   // the text as tokens, as in the text_to_tokens lesson
-  const std::string path = argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    std::cerr << "bigram_training: cannot open " << path << "\n";
-    return 1;
-  }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  const std::string text = contents.str();
-  std::string chars = text;
-  std::sort(chars.begin(), chars.end());
-  chars.erase(std::unique(chars.begin(), chars.end()), chars.end());
-  const auto vocab_size = static_cast<int64_t>(chars.size());
-  std::vector<int64_t> ids;
-  for (char c : text) ids.push_back(std::lower_bound(chars.begin(), chars.end(), c) - chars.begin());
-  auto decode = [&](const std::vector<int64_t>& l) {
-    std::string s;
-    for (int64_t i : l) s += chars[static_cast<size_t>(i)];
-    return s;
-  };
-  Tensor data = tensor(ids, {static_cast<int64_t>(ids.size())});
+  const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
+  const data::CharVocab vocab(text);
+  Tensor data = vocab.encode_tensor(text);
   const auto n = static_cast<int64_t>(0.9 * static_cast<double>(data.size(0)));
   Tensor train_data = data.index({Slice(None, n)});
   Tensor val_data = data.index({Slice(n, None)});
@@ -96,24 +76,17 @@ int main(int argc, char** argv) {
   manual_seed(1337);
   int64_t batch_size = 4;
   const int64_t block_size = 8;
-  auto get_batch = [&](const std::string& split) {
-    const Tensor& source = split == "train" ? train_data : val_data;
-    Tensor ix = randint(0, source.size(0) - block_size, {batch_size});
-    std::vector<Tensor> xs, ys;
-    for (int64_t i : ix.to_vector<int64_t>()) {
-      xs.push_back(source.index({Slice(i, i + block_size)}));
-      ys.push_back(source.index({Slice(i + 1, i + block_size + 1)}));
-    }
-    return std::pair{stack(xs), stack(ys)};
+  auto get_batch = [&](const std::string& split) {  // data::get_batch draws as the lecture's get_batch
+    return data::get_batch(split == "train" ? train_data : val_data, batch_size, block_size);
   };
   auto [xb, yb] = get_batch("train");
 
   manual_seed(1337);
-  BigramLanguageModel m(vocab_size);
+  BigramLanguageModel m(vocab.size());
   auto [logits, loss] = m.forward(xb, yb);
   std::cout << logits.shape() << "\n" << loss << "\n";
   const Tensor start = zeros({1, 1}, {.dtype = kInt64});  // one newline character, token 0
-  std::cout << decode(m.generate(start, 400)[0].to_vector<int64_t>()) << "\n";
+  std::cout << vocab.decode(m.generate(start, 400)[0]) << "\n";
 
   // create an optimizer
   optim::AdamW optimizer(m.parameters(), {.lr = 1e-3});
@@ -128,5 +101,5 @@ int main(int argc, char** argv) {
   }
   std::cout << py(loss.item<double>()) << "\n";
 
-  std::cout << decode(m.generate(start, 400)[0].to_vector<int64_t>()) << "\n";
+  std::cout << vocab.decode(m.generate(start, 400)[0]) << "\n";
 }

@@ -8,11 +8,8 @@
 //
 // Shape letters: B batch (batch_size), T time (block_size). The text is
 // assets/tinyshakespeare.txt, or the path given as an argument.
-#include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +17,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
+#include "data/text.hpp"
 #include "examples/lessons/python_print.hpp"
 
 using namespace minigrad;
@@ -28,21 +26,9 @@ using lesson::py;
 
 int main(int argc, char** argv) {
   // the text as tokens, as in the text_to_tokens lesson
-  const std::string path = argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    std::cerr << "context_and_targets: cannot open " << path << "\n";
-    return 1;
-  }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  const std::string text = contents.str();
-  std::string chars = text;
-  std::sort(chars.begin(), chars.end());
-  chars.erase(std::unique(chars.begin(), chars.end()), chars.end());
-  std::vector<int64_t> ids;
-  for (char c : text) ids.push_back(std::lower_bound(chars.begin(), chars.end(), c) - chars.begin());
-  Tensor data = tensor(ids, {static_cast<int64_t>(ids.size())});
+  const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
+  const data::CharVocab vocab(text);
+  Tensor data = vocab.encode_tensor(text);
   const auto n = static_cast<int64_t>(0.9 * static_cast<double>(data.size(0)));
   Tensor train_data = data.index({Slice(None, n)});
   Tensor val_data = data.index({Slice(n, None)});

@@ -12,13 +12,10 @@
 // `lesson_gpt` trains the lecture's 5000 steps (minutes); `lesson_gpt 500` trains 500 (what the
 // test runs). A second argument is the text's path (default assets/tinyshakespeare.txt).
 // Shape letters: B batch, T time (block_size), C channels (n_embd), hs head size.
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +23,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
+#include "data/text.hpp"
 #include "examples/lessons/python_print.hpp"
 #include "nn/activation.hpp"
 #include "nn/dropout.hpp"
@@ -212,44 +210,19 @@ int main(int argc, char** argv) {
   manual_seed(1337);
 
   // the text as tokens, as in the text_to_tokens lesson
-  const std::string path = argc > 2 ? argv[2] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt";
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    std::cerr << "gpt: cannot open " << path << "\n";
-    return 1;
-  }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  const std::string text = contents.str();
-  std::string chars = text;
-  std::sort(chars.begin(), chars.end());
-  chars.erase(std::unique(chars.begin(), chars.end()), chars.end());
-  const auto vocab_size = static_cast<int64_t>(chars.size());
-  std::vector<int64_t> ids;
-  for (char c : text) ids.push_back(std::lower_bound(chars.begin(), chars.end(), c) - chars.begin());
-  auto decode = [&](const std::vector<int64_t>& l) {
-    std::string s;
-    for (int64_t i : l) s += chars[static_cast<size_t>(i)];
-    return s;
-  };
-  Tensor data = tensor(ids, {static_cast<int64_t>(ids.size())});
+  const std::string text = data::read_text(argc > 2 ? argv[2] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
+  const data::CharVocab vocab(text);
+  Tensor data = vocab.encode_tensor(text);
   const auto n = static_cast<int64_t>(0.9 * static_cast<double>(data.size(0)));
   Tensor train_data = data.index({Slice(None, n)});
   Tensor val_data = data.index({Slice(n, None)});
 
   // data loading: a small batch of inputs x and targets y, as in the context_and_targets lesson
-  auto get_batch = [&](const std::string& split) {
-    const Tensor& source = split == "train" ? train_data : val_data;
-    Tensor ix = randint(0, source.size(0) - block_size, {batch_size});
-    std::vector<Tensor> xs, ys;
-    for (int64_t i : ix.to_vector<int64_t>()) {
-      xs.push_back(source.index({Slice(i, i + block_size)}));
-      ys.push_back(source.index({Slice(i + 1, i + block_size + 1)}));
-    }
-    return std::pair{stack(xs), stack(ys)};
+  auto get_batch = [&](const std::string& split) {  // data::get_batch draws as the lecture's get_batch
+    return data::get_batch(split == "train" ? train_data : val_data, batch_size, block_size);
   };
 
-  BigramLanguageModel model(vocab_size);
+  BigramLanguageModel model(vocab.size());
 
   // the mean loss of eval_iters batches of each split, without recording and in eval mode
   auto estimate_loss = [&]() {
@@ -292,5 +265,5 @@ int main(int argc, char** argv) {
 
   // generate from the model
   const Tensor context = zeros({1, 1}, {.dtype = kInt64});
-  std::cout << decode(model.generate(context, 2000)[0].to_vector<int64_t>()) << std::endl;
+  std::cout << vocab.decode(model.generate(context, 2000)[0]) << std::endl;
 }
