@@ -11,6 +11,7 @@
 // Shape letters: B batch, T time (block_size), C channels (here the vocabulary size).
 // The text is assets/tinyshakespeare.txt, or the path given as an argument.
 #include <cstdint>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -63,7 +64,7 @@ class BigramLanguageModel : public nn::Module {
   nn::Embedding& token_embedding_table;
 };
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   // the text as tokens, as in the text_to_tokens lesson
   const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
   const data::CharVocab vocab(text);
@@ -102,4 +103,7 @@ int main(int argc, char** argv) {
   std::cout << py(loss.item<double>()) << "\n";
 
   std::cout << vocab.decode(m.generate(start, 400)[0]) << "\n";
+} catch (const std::exception& e) {  // a missing text file, a bad argument: say so, exit 1
+  std::cerr << "lesson_bigram_training: " << e.what() << "\n";
+  return 1;
 }

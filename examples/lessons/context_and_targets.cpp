@@ -9,6 +9,7 @@
 // Shape letters: B batch (batch_size), T time (block_size). The text is
 // assets/tinyshakespeare.txt, or the path given as an argument.
 #include <cstdint>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -24,7 +25,7 @@ using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: x[:t+1] is x.index({Slice(None, t + 1)})
 using lesson::py;
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   // the text as tokens, as in the text_to_tokens lesson
   const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
   const data::CharVocab vocab(text);
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
   int64_t batch_size = 4;  // how many independent sequences will we process in parallel?
   block_size = 8;          // what is the maximum context length for predictions?
 
-  // generate a small batch of data of inputs x and targets y
+  // generate a small batch of data of inputs x and targets y (data::get_batch in data/text.hpp
+  // is this function, drawing the same numbers; the later lessons call it)
   auto get_batch = [&](const std::string& split) {
     const Tensor& source = split == "train" ? train_data : val_data;
     Tensor ix = randint(0, source.size(0) - block_size, {batch_size});
@@ -74,4 +76,7 @@ int main(int argc, char** argv) {
                 << " the target: " << target.item<int64_t>() << "\n";
     }
   }
+} catch (const std::exception& e) {  // a missing text file, a bad argument: say so, exit 1
+  std::cerr << "lesson_context_and_targets: " << e.what() << "\n";
+  return 1;
 }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <utility>
@@ -205,7 +206,7 @@ class BigramLanguageModel : public nn::Module {
   nn::Linear& lm_head;
 };
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   const int64_t max_iters = argc > 1 ? std::stoll(argv[1]) : 5000;
   manual_seed(1337);
 
@@ -266,4 +267,7 @@ int main(int argc, char** argv) {
   // generate from the model
   const Tensor context = zeros({1, 1}, {.dtype = kInt64});
   std::cout << vocab.decode(model.generate(context, 2000)[0]) << std::endl;
+} catch (const std::exception& e) {  // a missing text file, a bad argument: say so, exit 1
+  std::cerr << "lesson_gpt: " << e.what() << "\n";
+  return 1;
 }

@@ -9,6 +9,7 @@
 //
 // Run from anywhere: the text is assets/tinyshakespeare.txt, or the path given as an argument.
 #include <cstdint>
+#include <exception>
 #include <iostream>
 #include <string>
 
@@ -21,7 +22,7 @@ using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: data[:1000] is data.index({Slice(None, 1000)})
 using lesson::py;
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   // read it in to inspect it
   const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
   std::cout << "length of dataset in characters:  " << text.size() << "\n";
@@ -46,4 +47,7 @@ int main(int argc, char** argv) {
   Tensor train_data = data.index({Slice(None, n)});
   Tensor val_data = data.index({Slice(n, None)});
   std::cout << train_data.size(0) << " " << val_data.size(0) << "\n";
+} catch (const std::exception& e) {  // a missing text file, a bad argument: say so, exit 1
+  std::cerr << "lesson_text_to_tokens: " << e.what() << "\n";
+  return 1;
 }

@@ -3,6 +3,8 @@
 // tests/fixtures/lessons/<name>.expected. The whole output is compared byte for byte, except
 // where a lesson's row of the table names a line whose numbers are rounding noise (see there why):
 // that line's text must still match, and each of its numbers lie within the stated tolerance.
+#include <sys/wait.h>
+
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
@@ -138,6 +140,21 @@ BOOST_AUTO_TEST_CASE(the_lectures_gpt_prints_what_pytorch_prints_after_100_steps
 // times that); every other character of the output is compared exactly.
 BOOST_AUTO_TEST_CASE(layer_norm_from_scratch_prints_what_pytorch_prints_up_to_the_rounding_of_a_zero_mean) {
   check_output("layer_norm_from_scratch", {{.line = 2, .atol = 1e-7}});
+}
+
+// A wrong path is a message and exit status 1, not an uncaught exception.
+BOOST_AUTO_TEST_CASE(a_lesson_given_a_missing_text_file_names_it_and_exits_with_status_1) {
+  const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_text_to_tokens";
+  FILE* pipe = popen((path + " no_such_dir/no_such_file.txt 2>&1").c_str(), "r");
+  BOOST_TEST_REQUIRE(pipe != nullptr);
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = pclose(pipe);
+  BOOST_TEST(WIFEXITED(status));
+  BOOST_TEST(WEXITSTATUS(status) == 1);
+  BOOST_TEST(output.starts_with("lesson_text_to_tokens: "), output);
+  BOOST_TEST(output.find("no_such_dir/no_such_file.txt") != std::string::npos, output);
 }
 
 // A lesson nobody can find is not a lesson: each program has its PyTorch twin and its fixture,
