@@ -11,10 +11,11 @@ cd "$(dirname "$0")/.."
 verb=${1:-demo}
 case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo|test|docs" >&2; exit 2 ;; esac
 
-# Debian packages the build needs; only the missing ones are installed.
-packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev
-          libbenchmark-dev clang libclang-rt-14-dev)
-[ "$verb" != demo ] && packages+=(doxygen)   # the suite checks that the reference pages build without warnings
+# Debian packages the build needs; only the missing ones are installed. The demo needs the library's
+# own dependencies; the tests add Boost.Test, Google Benchmark (bench/ is built with the suite),
+# clang with its sanitizer runtime (the fuzzer) and Doxygen (the reference pages must build).
+packages=(g++ cmake make libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev)
+[ "$verb" != demo ] && packages+=(libboost-test-dev libbenchmark-dev clang libclang-rt-14-dev doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,8 +29,13 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
+# The demo configures without the tests and benchmarks (it needs neither Boost.Test nor Google
+# Benchmark); `test` turns them back on in the same build folder.
 build() {  # build PRESET [TARGET]
-  cmake --preset "$1" >/dev/null
+  local parts=(-DMINIGRAD_BUILD_TESTS=ON)
+  [ "$1" = release ] && parts+=(-DMINIGRAD_BUILD_BENCHMARKS=ON)   # the sanitize preset leaves them out
+  [ "$verb" = demo ] && parts=(-DMINIGRAD_BUILD_TESTS=OFF -DMINIGRAD_BUILD_BENCHMARKS=OFF)
+  cmake --preset "$1" "${parts[@]}" >/dev/null
   cmake --build --preset "$1" -j "$jobs" ${2:+--target "$2"}
 }
 
