@@ -1,4 +1,4 @@
-// Generator: PyTorch's CPU random numbers rebuilt on Boost's mt19937, draw for draw.
+// Generator: PyTorch's CPU random numbers rebuilt on a standard mt19937, draw for draw.
 // Each fill below states the rule PyTorch 1.13.1 follows and the file it lives in (paths under
 // aten/src/ATen/). Every rule was checked against the installed torch: see
 // tools/reference/random_reference.py and tests/autograd/test_random.cpp.
@@ -8,8 +8,8 @@
 // makes all fills bit-identical to torch (checked on a million values per fill).
 #include "autograd/random.hpp"
 
+#include <algorithm>
 #include <bit>
-#include <boost/random/mersenne_twister.hpp>
 #include <cmath>
 #include <numbers>
 #include <sstream>
@@ -17,14 +17,17 @@
 #include <type_traits>
 #include <utility>
 
+#include "autograd/machinery/mt19937.hpp"
+
 namespace minigrad {
 
 // The engine. at::mt19937 (core/MT19937RNGEngine.h) is the standard 32-bit Mersenne Twister,
-// seeded with the low 32 bits of the seed by the standard recurrence, so Boost's engine
-// produces the same words. random() is one word; random64() is two, the first as the high half
-// (CPUGeneratorImpl.cpp, make64BitsFrom32Bits).
+// seeded with the low 32 bits of the seed by the standard recurrence, so any standard mt19937
+// produces the same words; ours (autograd/machinery/mt19937.hpp) also makes them in blocks.
+// random() is one word; random64() is two, the first as the high half (CPUGeneratorImpl.cpp,
+// make64BitsFrom32Bits).
 struct Generator::Engine {
-  boost::random::mt19937 mt;
+  detail::MT19937 mt;
 };
 
 namespace {
@@ -212,7 +215,7 @@ void Generator::manual_seed(uint64_t seed) {
     engine_ = std::make_unique<Engine>();
   }
   seed_ = seed;
-  engine_->mt.seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
+  engine_->mt.seed_with(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
   next_normal_.reset();
 }
 
@@ -367,6 +370,50 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
   }
   for (int64_t i = 0; i < n; ++i) {
     data[i] = unit_double(random64()) < p ? 1.0 : 0.0;
+  }
+}
+
+// The same draws for a bool tensor (bernoulli_ draws a double uniform per element whatever the
+// tensor's type), made in blocks for Dropout's masks: the words of a block come from one fill of
+// the engine, and u < p is tested in integers. u is x * 2^-53 for the 53-bit integer x, and
+// scaling by 2^-53 is exact, so u < p exactly when x < p * 2^53, that is when x < ceil(p * 2^53).
+// tests/autograd/test_random.cpp checks it against the float version above, value for value.
+// Both loops are compiled twice, for AVX2 and for any x86-64, and the CPU picks at load time.
+namespace {
+
+[[gnu::target_clones("avx2", "default")]] void fill_words(detail::MT19937& mt, uint32_t* words, int64_t n) {
+  mt.fill(words, n);
+}
+
+// out[i] = the 53-bit integer x of words 2i (its high 21 bits) and 2i + 1 (its low 32) is below
+// threshold (at most 2^53). Compared in 32-bit halves, high first, so that 8 elements fit in one
+// AVX2 register; the low halves compare unsigned, written as signed after flipping the top bit.
+[[gnu::target_clones("avx2", "default")]] void words_below(const uint32_t* words, int64_t n,
+                                                           int64_t threshold, bool* out) {
+  const auto high_limit = static_cast<int32_t>(threshold >> 32);
+  const auto low_limit = static_cast<int32_t>((static_cast<uint64_t>(threshold) & 0xFFFFFFFFu) ^ 0x80000000u);
+  auto* bytes = reinterpret_cast<uint8_t*>(out);  // written as bytes 0 and 1, which vectorises
+  for (int64_t i = 0; i < n; ++i) {
+    const auto high = static_cast<int32_t>(words[2 * i] & 0x1FFFFFu);
+    const auto low = static_cast<int32_t>(words[2 * i + 1] ^ 0x80000000u);
+    bytes[i] = static_cast<uint8_t>((high < high_limit) | ((high == high_limit) & (low < low_limit)));
+  }
+}
+
+}  // namespace
+
+void Generator::bernoulli(bool* data, int64_t n, double p) {
+  check_count("bernoulli_", n);
+  if (!(p >= 0.0 && p <= 1.0)) {
+    fail("bernoulli_: p (", p, ") must be in [0, 1]");
+  }
+  const auto threshold = static_cast<int64_t>(std::ceil(std::ldexp(p, 53)));
+  constexpr int64_t block = 2048;  // elements per block: 4096 words, 16 KiB
+  uint32_t words[2 * block];
+  for (int64_t start = 0; start < n; start += block) {
+    const int64_t count = std::min(block, n - start);
+    fill_words(engine_->mt, words, 2 * count);
+    words_below(words, count, threshold, data + start);
   }
 }
 

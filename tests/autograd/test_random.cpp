@@ -3,16 +3,19 @@
 // case seeds torch, then records one or more calls in order. Here each case seeds a Generator,
 // replays the same calls on raw buffers and compares: float32 within 1e-6, float64 within
 // 1e-12, integers exactly. Further cases check copying, reseeding and every bad-argument throw.
+#include <boost/random/mersenne_twister.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "autograd/machinery/mt19937.hpp"
 #include "autograd/random.hpp"
 #include "fixture.hpp"
 
@@ -279,6 +282,49 @@ BOOST_AUTO_TEST_CASE(normal_throws_for_negative_std) {
   }
 }
 
+// The block engine against the reference engine, Boost's mt19937: single words and fills of sizes
+// that start and end inside, at and across the 624-word twists.
+BOOST_AUTO_TEST_CASE(block_engine_gives_boost_mt19937s_words_one_at_a_time_and_in_fills) {
+  for (const uint32_t seed : {0u, 42u, 1337u, 0xFFFFFFFFu}) {
+    BOOST_TEST_CONTEXT("seed " << seed) {
+      boost::random::mt19937 reference(seed);
+      minigrad::detail::MT19937 engine(seed);
+      std::vector<uint32_t> words(5000);
+      size_t position = 0;
+      for (const int64_t count : {1, 623, 1, 624, 625, 0, 2000, 3, 1300}) {
+        engine.fill(words.data(), count);
+        for (int64_t i = 0; i < count; ++i) {
+          BOOST_TEST_REQUIRE(words[i] == static_cast<uint32_t>(reference()), "word " << position + i);
+        }
+        position += static_cast<size_t>(count);
+        BOOST_TEST_REQUIRE(engine() == static_cast<uint32_t>(reference()), "word " << position);
+        ++position;
+      }
+    }
+  }
+}
+
+// The block bernoulli into bools against the plain float one (the reference, checked against
+// PyTorch above): the same values, and the stream left at the same place. The sizes cross the
+// blocks of 2048 elements; the p's include both ends and values whose p * 2^53 is an integer.
+BOOST_AUTO_TEST_CASE(bool_bernoulli_draws_the_float_versions_values) {
+  for (const double p : {0.0, 0.2, 0.5, 0.75, 0.8, 1e-300, 1.0 - 1e-16, 1.0}) {
+    for (const int64_t n : {0, 1, 2047, 2048, 2049, 10001}) {
+      BOOST_TEST_CONTEXT("p = " << p << ", n = " << n) {
+        Generator reference(7), fast(7);
+        std::vector<float> expected(static_cast<size_t>(n));
+        std::unique_ptr<bool[]> got(new bool[static_cast<size_t>(n) + 1]);
+        reference.bernoulli(expected.data(), n, p);
+        fast.bernoulli(got.get(), n, p);
+        int64_t differences = 0;
+        for (int64_t i = 0; i < n; ++i) differences += (expected[i] == 1.0f) != got[i] ? 1 : 0;
+        BOOST_TEST(differences == 0);
+        BOOST_TEST(fast.random() == reference.random());
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bernoulli_throws_for_p_outside_0_1) {
   Generator gen;
   float out_float[1];
@@ -287,6 +333,9 @@ BOOST_AUTO_TEST_CASE(bernoulli_throws_for_p_outside_0_1) {
                         message_is("bernoulli_: p (1.5) must be in [0, 1]"));
   BOOST_CHECK_EXCEPTION(gen.bernoulli(out_double, 1, -0.25), std::invalid_argument,
                         message_is("bernoulli_: p (-0.25) must be in [0, 1]"));
+  bool out_bool[1];
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(out_bool, 1, std::nan("")), std::invalid_argument,
+                        message_is("bernoulli_: p (nan) must be in [0, 1]"));
 }
 
 BOOST_AUTO_TEST_CASE(every_fill_throws_for_a_negative_count) {
@@ -310,6 +359,9 @@ BOOST_AUTO_TEST_CASE(every_fill_throws_for_a_negative_count) {
   BOOST_CHECK_EXCEPTION(gen.bernoulli(f, -6, 0.5), std::invalid_argument,
                         message_is("bernoulli_: number of elements (-6) must be non-negative"));
   BOOST_CHECK_EXCEPTION(gen.bernoulli(d, -6, 0.5), std::invalid_argument,
+                        message_is("bernoulli_: number of elements (-6) must be non-negative"));
+  bool b[1];
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(b, -6, 0.5), std::invalid_argument,
                         message_is("bernoulli_: number of elements (-6) must be non-negative"));
 }
 
