@@ -108,6 +108,19 @@ Acc sum_contiguous(const T* x, int64_t n) {
   return total;
 }
 
+/// sum of x[k] * y[k] over n values at stride 1, in double, in eight parts as sum_contiguous.
+template <typename T>
+double dot_contiguous(const T* x, const T* y, int64_t n) {
+  double part[8] = {};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<double>(x[k + j]) * y[k + j];
+  double total = 0;
+  for (int j = 0; j < 8; ++j) total += part[j];
+  for (; k < n; ++k) total += static_cast<double>(x[k]) * y[k];
+  return total;
+}
+
 /// One sum per lane. Floats accumulate in double and round once at the end, so a float32 sum is
 /// as close to the exact sum as float32 allows (PyTorch's cascade sum gets there differently; the
 /// two agree to float32 rounding). Integers accumulate in uint64_t, so overflow wraps around as in
@@ -290,42 +303,80 @@ void check_argmax_dtype(const Tensor& a) {
 
 // ---- softmax and log_softmax -------------------------------------------------------------------
 
-/// softmax (Log = false) or log_softmax (Log = true) of each lane of a, into out.
+/// The largest of x[0, n), n >= 1. Eight running maxima, as the eight sums of sum_contiguous, so
+/// the loop vectorises; the max of a set is exact whatever the order. (With a nan in the lane the
+/// max may differ from a left-to-right scan, but every softmax output of that lane is nan anyway.)
+template <typename T>
+T max_contiguous(const T* x, int64_t n) {
+  T part[8];
+  std::fill(part, part + 8, x[0]);
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) part[j] = x[k + j] > part[j] ? x[k + j] : part[j];
+  T m = part[0];
+  for (int j = 1; j < 8; ++j) m = part[j] > m ? part[j] : m;
+  for (; k < n; ++k) m = x[k] > m ? x[k] : m;
+  return m;
+}
+
+/// softmax (Log = false) or log_softmax (Log = true) of one lane, x[0, n) into y[0, n), n >= 1.
 /// Stable: with m the lane's max, e^(x - m) / sum e^(x - m) is the same value as e^x / sum e^x but
 /// never overflows, and log_softmax = x - m - log(sum e^(x - m)) never takes the log of 0 or inf.
 /// A -inf element gets probability 0; an all -inf lane gives nan ((-inf) - (-inf)), as PyTorch.
+/// `Step` is the distance between the lane's elements; the usual lane, the last dim, has step 1.
 template <bool Log, typename T>
-void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
-  for_each_lane(lanes, [&](int64_t, int64_t first) {
-    auto at = [&](int64_t k) { return first + k * lanes.inner; };
-    T m = x[first];
-    for (int64_t k = 1; k < lanes.n; ++k) m = x[at(k)] > m ? x[at(k)] : m;
-    // e^(x - m) once per element, in T as PyTorch computes it, into y; the sum in double. A lane
-    // of stride 1 (softmax over the last dim, the usual case) takes the vector exp.
-    double total = 0;
-    if (lanes.inner == 1) {
-      for (int64_t k = 0; k < lanes.n; ++k) y[first + k] = x[first + k] - m;
-      detail::exp_contiguous(y + first, y + first, lanes.n);
-      total = sum_contiguous<double>(y + first, lanes.n);
-    } else {
-      for (int64_t k = 0; k < lanes.n; ++k) {
-        y[at(k)] = std::exp(x[at(k)] - m);
-        total += y[at(k)];
-      }
+void softmax_lane(const T* x, T* y, int64_t n, int64_t step) {
+  auto at = [step](int64_t k) { return k * step; };
+  // e^(x - m) once per element, in T as PyTorch computes it, into y; the sum in double.
+  double total = 0;
+  T m = x[0];
+  if (step == 1) {  // the vector exp and max, and eight partial sums
+    m = max_contiguous(x, n);
+    for (int64_t k = 0; k < n; ++k) y[k] = x[k] - m;
+    detail::exp_contiguous(y, y, n);
+    total = sum_contiguous<double>(y, n);
+  } else {
+    for (int64_t k = 1; k < n; ++k) m = x[at(k)] > m ? x[at(k)] : m;
+    for (int64_t k = 0; k < n; ++k) {
+      y[at(k)] = std::exp(x[at(k)] - m);
+      total += y[at(k)];
     }
-    if constexpr (Log) {  // y held e^(x - m) only to be summed
-      const double log_total = std::log(total);
-      for (int64_t k = 0; k < lanes.n; ++k)
-        y[at(k)] = static_cast<T>(static_cast<double>(x[at(k)] - m) - log_total);
-    } else {
-      const double inverse = 1.0 / total;  // one division per lane, then products (as PyTorch)
-      for (int64_t k = 0; k < lanes.n; ++k) y[at(k)] = static_cast<T>(y[at(k)] * inverse);
-    }
-  });
+  }
+  if constexpr (Log) {  // y held e^(x - m) only to be summed
+    const double log_total = std::log(total);
+    for (int64_t k = 0; k < n; ++k) y[at(k)] = static_cast<T>(static_cast<double>(x[at(k)] - m) - log_total);
+  } else {
+    const double inverse = 1.0 / total;  // one division per lane, then products (as PyTorch)
+    for (int64_t k = 0; k < n; ++k) y[at(k)] = static_cast<T>(y[at(k)] * inverse);
+  }
 }
 
-/// softmax (Log = false): grad_a = out * (grad - sum(grad * out));
-/// log_softmax (Log = true): grad_a = grad - e^out * sum(grad). Sums run along each lane.
+/// softmax_lane for every lane of a (x) into out (y).
+template <bool Log, typename T>
+void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
+  for_each_lane(
+      lanes, [&](int64_t, int64_t first) { softmax_lane<Log>(x + first, y + first, lanes.n, lanes.inner); });
+}
+
+/// The backward of one lane: softmax (Log = false): grad_a = out * (grad - sum(grad * out));
+/// log_softmax (Log = true): grad_a = grad - e^out * sum(grad). Sums in double; a lane of step 1
+/// sums in eight parts, as sum_contiguous, so that its loops vectorise.
+template <bool Log, typename T>
+void softmax_backward_lane(const T* g, const T* y, T* ga, int64_t n, int64_t step) {
+  auto at = [step](int64_t k) { return k * step; };
+  double total = 0;  // softmax: sum(grad * out); log_softmax: sum(grad)
+  if (step == 1) {
+    total = Log ? sum_contiguous<double>(g, n) : dot_contiguous(g, y, n);
+  } else {
+    for (int64_t k = 0; k < n; ++k) total += Log ? g[at(k)] : static_cast<double>(g[at(k)]) * y[at(k)];
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const double gk = g[at(k)], yk = y[at(k)];
+    ga[at(k)] = static_cast<T>(Log ? gk - std::exp(yk) * total : yk * (gk - total));
+  }
+}
+
+/// softmax_backward_lane for every lane.
 template <bool Log>
 Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lanes) {
   const Tensor g = detail::convert(grad, out.dtype());
@@ -335,14 +386,7 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lane
     const T* y = out.data_ptr<T>();
     T* ga = grad_a.data_ptr<T>();
     for_each_lane(lanes, [&](int64_t, int64_t first) {
-      auto at = [&](int64_t k) { return first + k * lanes.inner; };
-      double total = 0;  // softmax: sum(grad * out); log_softmax: sum(grad)
-      for (int64_t k = 0; k < lanes.n; ++k)
-        total += Log ? gp[at(k)] : static_cast<double>(gp[at(k)]) * y[at(k)];
-      for (int64_t k = 0; k < lanes.n; ++k) {
-        const double gk = gp[at(k)], yk = y[at(k)];
-        ga[at(k)] = static_cast<T>(Log ? gk - std::exp(yk) * total : yk * (gk - total));
-      }
+      softmax_backward_lane<Log>(gp + first, y + first, ga + first, lanes.n, lanes.inner);
     });
   });
   return grad_a;
