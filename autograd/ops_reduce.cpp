@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "autograd/op_support.hpp"
-#include "autograd/vector_math.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/parallel.hpp"
+#include "autograd/vector_math.hpp"
 
 namespace minigrad {
 
@@ -51,6 +52,17 @@ template <typename F>
 void for_each_lane(const Lanes& lanes, F&& f) {
   for (int64_t o = 0; o < lanes.outer; ++o)
     for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
+}
+
+/// for_each_lane with the blocks of `outer` split over the threads (a piece holds PyTorch's grain
+/// of elements or more): for ops where each lane writes only its own elements.
+template <typename F>
+void for_each_lane_parallel(const Lanes& lanes, F&& f) {
+  const int64_t block = std::max<int64_t>(lanes.n * lanes.inner, 1);
+  detail::parallel_for(lanes.outer, detail::kGrainSize / block, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o)
+      for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
+  });
 }
 
 /// A reduction over one dim: the normalised dim, its lanes, and the output shape ([2, 3, 4] over
@@ -134,8 +146,23 @@ Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
     using Out = std::conditional_t<floating, T, int64_t>;
     const T* x = a.data_ptr<T>();
     Out* y = out.data_ptr<Out>();
-    if (lanes.inner == 1) {
-      for (int64_t o = 0; o < lanes.outer; ++o) y[o] = static_cast<Out>(sum_contiguous<Acc>(x + o * lanes.n, lanes.n));
+    if (lanes.outer == 1 && lanes.inner == 1) {  // one long lane: a partial sum per piece, added in order
+      const int64_t pieces = detail::parallel_pieces(lanes.n, detail::kGrainSize);
+      std::vector<Acc> partial(static_cast<size_t>(pieces));
+      detail::parallel_pieces_for(lanes.n, pieces, [&](int64_t piece, int64_t begin, int64_t end) {
+        partial[static_cast<size_t>(piece)] = sum_contiguous<Acc>(x + begin, end - begin);
+      });
+      Acc total = 0;
+      for (const Acc p : partial) total += p;
+      y[0] = static_cast<Out>(total);
+      return;
+    }
+    if (lanes.inner == 1) {  // one sum per row, the rows split over the threads
+      const int64_t grain = detail::kGrainSize / std::max<int64_t>(lanes.n, 1);  // rows per piece
+      detail::parallel_for(lanes.outer, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; ++o)
+          y[o] = static_cast<Out>(sum_contiguous<Acc>(x + o * lanes.n, lanes.n));
+      });
       return;
     }
     std::vector<Acc> totals(static_cast<size_t>(lanes.inner));
@@ -351,10 +378,10 @@ void softmax_lane(const T* x, T* y, int64_t n, int64_t step) {
   }
 }
 
-/// softmax_lane for every lane of a (x) into out (y).
+/// softmax_lane for every lane of a (x) into out (y), the lanes split over the threads.
 template <bool Log, typename T>
 void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
-  for_each_lane(
+  for_each_lane_parallel(
       lanes, [&](int64_t, int64_t first) { softmax_lane<Log>(x + first, y + first, lanes.n, lanes.inner); });
 }
 
@@ -376,7 +403,7 @@ void softmax_backward_lane(const T* g, const T* y, T* ga, int64_t n, int64_t ste
   }
 }
 
-/// softmax_backward_lane for every lane.
+/// softmax_backward_lane for every lane, the lanes split over the threads.
 template <bool Log>
 Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lanes) {
   const Tensor g = detail::convert(grad, out.dtype());
@@ -385,7 +412,7 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lane
     const T* gp = g.data_ptr<T>();
     const T* y = out.data_ptr<T>();
     T* ga = grad_a.data_ptr<T>();
-    for_each_lane(lanes, [&](int64_t, int64_t first) {
+    for_each_lane_parallel(lanes, [&](int64_t, int64_t first) {
       softmax_backward_lane<Log>(gp + first, y + first, ga + first, lanes.n, lanes.inner);
     });
   });

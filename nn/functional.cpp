@@ -14,6 +14,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/parallel.hpp"
 
 namespace minigrad::nn::functional {
 
@@ -198,7 +199,7 @@ template <typename T>
 
 // x * (keep / (1 - p)) in x's dtype, keep a bool tensor of x's shape: out[i] = x[i] * scale or
 // x[i] * 0 (a product by 0, not a 0 written, so an inf or nan of x gives nan where it is dropped,
-// as x * mask does in PyTorch).
+// as x * mask does in PyTorch). Split over the threads.
 Tensor apply_mask(const Tensor& x, const Tensor& keep, double p) {
   Tensor out = minigrad::detail::new_tensor(x.shape(), x.dtype());
   dispatch_floating(x.dtype(), "dropout", [&]<typename T>() {
@@ -206,7 +207,9 @@ Tensor apply_mask(const Tensor& x, const Tensor& keep, double p) {
     const T* in = x.data_ptr<T>();
     const bool* k = keep.data_ptr<bool>();
     T* o = out.data_ptr<T>();
-    scale_kept(in, k, scale, x.numel(), o);
+    minigrad::detail::parallel_for(x.numel(), minigrad::detail::kGrainSize, [&](int64_t begin, int64_t end) {
+      scale_kept(in + begin, k + begin, scale, end - begin, o + begin);
+    });
   });
   return out;
 }
