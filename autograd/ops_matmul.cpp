@@ -104,6 +104,12 @@ void for_each_matrix_parallel(const Plan& plan, F&& f) {
   });
 }
 
+// Whether each matrix of an operand with batch dims `batch` meets exactly one product (broadcasting
+// stretched none of them), so that its gradient can be written by one product instead of summed.
+bool used_once(const Plan& plan, const Shape& batch) {
+  return shape_numel(batch) == shape_numel(plan.out_batch);
+}
+
 // The grad_fn name PyTorch 1.13 shows for each rank case (its batched cases end in a view).
 const char* backward_name(int64_t a_dim, int64_t b_dim) {
   if (a_dim == 1 && b_dim == 1) return "DotBackward0";
@@ -257,25 +263,30 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
   // Each product adds into the (zeroed) gradient of the matrix it read, so a matrix that
   // broadcasting reused collects the sum over its uses: the batch-dim sum_to, done by the GEMM.
+  // A gradient whose every matrix comes from one product is written directly, without the zeros.
   auto backward = [plan](const Tensor& grad, const std::vector<Tensor>& inputs) {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
-    Tensor grad_a = a.requires_grad() ? zeros_like(a) : Tensor();
-    Tensor grad_b = b.requires_grad() ? zeros_like(b) : Tensor();
+    const bool write_a = used_once(plan, plan.a_batch), write_b = used_once(plan, plan.b_batch);
+    auto gradient_like = [](const Tensor& t, bool written) {
+      return written ? detail::new_tensor(t.shape(), t.dtype()) : zeros_like(t);
+    };
+    Tensor grad_a = a.requires_grad() ? gradient_like(a, write_a) : Tensor();
+    Tensor grad_b = b.requires_grad() ? gradient_like(b, write_b) : Tensor();
     dispatch_floating(grad.dtype(), "matmul backward", [&]<typename T>() {
       const T* g = grad.data_ptr<T>();
       if (grad_a.defined()) {  // grad_a = grad @ b^T: [n, m] @ [m, k]
         const T* y = b.data_ptr<T>();
         T* ga = grad_a.data_ptr<T>();
         for_each_matrix_parallel(plan, [&](int64_t io, int64_t ia, int64_t ib) {
-          detail::gemm<T>(false, true, plan.n, plan.k, plan.m, g + io, y + ib, true, ga + ia);
+          detail::gemm<T>(false, true, plan.n, plan.k, plan.m, g + io, y + ib, !write_a, ga + ia);
         });
       }
       if (grad_b.defined()) {  // grad_b = a^T @ grad: [k, n] @ [n, m]
         const T* x = a.data_ptr<T>();
         T* gb = grad_b.data_ptr<T>();
         for_each_matrix_parallel(plan, [&](int64_t io, int64_t ia, int64_t ib) {
-          detail::gemm<T>(true, false, plan.k, plan.m, plan.n, x + ia, g + io, true, gb + ib);
+          detail::gemm<T>(true, false, plan.k, plan.m, plan.n, x + ia, g + io, !write_b, gb + ib);
         });
       }
     });
