@@ -10,9 +10,9 @@
 
 #include "autograd/dtype.hpp"
 #include "autograd/gradcheck.hpp"
-#include "autograd/graph.hpp"
+#include "autograd/machinery/graph.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/parallel.hpp"
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/random.hpp"
-#include "autograd/storage.hpp"
+#include "autograd/machinery/storage.hpp"
 #include "autograd/tensor.hpp"

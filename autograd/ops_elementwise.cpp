@@ -8,8 +8,8 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/parallel.hpp"
-#include "autograd/vector_math.hpp"
+#include "autograd/machinery/parallel.hpp"
+#include "autograd/machinery/vector_math.hpp"
 
 namespace minigrad {
 
@@ -183,7 +183,7 @@ Tensor pow(const Tensor& a, double exponent) {
 Tensor exp(const Tensor& a) {
   check_defined(a, "exp");
   Tensor out;
-  if (a.dtype() == kFloat32) {  // the common case, eight at a time (autograd/vector_math.cpp)
+  if (a.dtype() == kFloat32) {  // the common case, eight at a time (autograd/machinery/vector_math.cpp)
     out = detail::new_tensor(a.shape(), kFloat32);
     const float* x = a.data_ptr<float>();
     float* y = out.data_ptr<float>();

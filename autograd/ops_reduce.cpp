@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "autograd/op_support.hpp"
+#include "autograd/machinery/parallel.hpp"
+#include "autograd/machinery/vector_math.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/parallel.hpp"
-#include "autograd/vector_math.hpp"
 
 namespace minigrad {
 

@@ -14,7 +14,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/parallel.hpp"
+#include "autograd/machinery/parallel.hpp"
 
 namespace minigrad::nn::functional {
 

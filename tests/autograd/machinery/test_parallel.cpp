@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
-#include "autograd/parallel.hpp"
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/random.hpp"
 #include "nn/functional.hpp"
 

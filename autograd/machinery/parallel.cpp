@@ -3,7 +3,7 @@
 // piece 0 itself, worker w runs piece w, and the caller waits until all are done.
 // One loop at a time: a second thread of the program that starts a loop while the pool is busy
 // runs its pieces itself, in order (the same pieces, so the same result).
-#include "autograd/parallel.hpp"
+#include "autograd/machinery/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
