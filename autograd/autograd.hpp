@@ -13,6 +13,7 @@
 #include "autograd/machinery/graph.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/machinery/parallel.hpp"
+#include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
 #include "autograd/machinery/storage.hpp"
 #include "autograd/tensor.hpp"

@@ -1,4 +1,5 @@
-// Generator: PyTorch's CPU random numbers rebuilt on a standard mt19937, draw for draw.
+// Generator: PyTorch's CPU random numbers rebuilt draw for draw on a Mersenne Twister kept as
+// torch keeps it (its state as a tensor: random_state.cpp).
 // Each fill below states the rule PyTorch 1.13.1 follows and the file it lives in (paths under
 // aten/src/ATen/). Every rule was checked against the installed torch: see
 // tools/reference/random_reference.py and tests/autograd/test_random.cpp.
@@ -17,18 +18,9 @@
 #include <type_traits>
 #include <utility>
 
-#include "autograd/machinery/mt19937.hpp"
+#include "autograd/random_engine.hpp"
 
 namespace minigrad {
-
-// The engine. at::mt19937 (core/MT19937RNGEngine.h) is the standard 32-bit Mersenne Twister,
-// seeded with the low 32 bits of the seed by the standard recurrence, so any standard mt19937
-// produces the same words; ours (autograd/machinery/mt19937.hpp) also makes them in blocks.
-// random() is one word; random64() is two, the first as the high half (CPUGeneratorImpl.cpp,
-// make64BitsFrom32Bits).
-struct Generator::Engine {
-  detail::MT19937 mt;
-};
 
 namespace {
 
@@ -194,13 +186,15 @@ Generator::Generator(uint64_t seed) : engine_(std::make_unique<Engine>()) { manu
 Generator::Generator(const Generator& other)
     : engine_(std::make_unique<Engine>(*other.engine_)),
       seed_(other.seed_),
-      next_normal_(other.next_normal_) {}
+      next_normal_(other.next_normal_),
+      next_float_normal_(other.next_float_normal_) {}
 
 Generator& Generator::operator=(const Generator& other) {
   if (this != &other) {
     engine_ = std::make_unique<Engine>(*other.engine_);
     seed_ = other.seed_;
     next_normal_ = other.next_normal_;
+    next_float_normal_ = other.next_float_normal_;
   }
   return *this;
 }
@@ -215,13 +209,14 @@ void Generator::manual_seed(uint64_t seed) {
     engine_ = std::make_unique<Engine>();
   }
   seed_ = seed;
-  engine_->mt.seed_with(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
+  engine_->seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
   next_normal_.reset();
+  next_float_normal_.reset();
 }
 
 uint64_t Generator::initial_seed() const { return seed_; }
 
-uint32_t Generator::random() { return static_cast<uint32_t>(engine_->mt()); }
+uint32_t Generator::random() { return (*engine_)(); }
 
 uint64_t Generator::random64() {
   const uint64_t high = random();
@@ -373,6 +368,24 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
   }
 }
 
+// After `left - 1` words since the last twist the next draw twists first; a twist leaves all 624
+// words to read (left = n + 1 in the count operator() keeps, which decrements before it reads).
+[[gnu::target_clones("avx2", "default")]] void Generator::Engine::fill(uint32_t* out, int64_t count) {
+  while (count > 0) {
+    if (left == 1) {
+      twist();
+      left = n + 1;
+    }
+    const int64_t take = std::min<int64_t>(count, left - 1);
+    const uint32_t* words = state + next;
+    for (int64_t i = 0; i < take; ++i) out[i] = temper(words[i]);
+    next += static_cast<uint32_t>(take);
+    left -= static_cast<int32_t>(take);
+    out += take;
+    count -= take;
+  }
+}
+
 // The same draws for a bool tensor (bernoulli_ draws a double uniform per element whatever the
 // tensor's type), made in blocks for Dropout's masks: the words of a block come from one fill of
 // the engine, and u < p is tested in integers. u is x * 2^-53 for the 53-bit integer x, and
@@ -380,10 +393,6 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
 // tests/autograd/test_random.cpp checks it against the float version above, value for value.
 // Both loops are compiled twice, for AVX2 and for any x86-64, and the CPU picks at load time.
 namespace {
-
-[[gnu::target_clones("avx2", "default")]] void fill_words(detail::MT19937& mt, uint32_t* words, int64_t n) {
-  mt.fill(words, n);
-}
 
 // out[i] = the 53-bit integer x of words 2i (its high 21 bits) and 2i + 1 (its low 32) is below
 // threshold (at most 2^53). Compared in 32-bit halves, high first, so that 8 elements fit in one
@@ -412,10 +421,33 @@ void Generator::bernoulli(bool* data, int64_t n, double p) {
   uint32_t words[2 * block];
   for (int64_t start = 0; start < n; start += block) {
     const int64_t count = std::min(block, n - start);
-    fill_words(engine_->mt, words, 2 * count);
+    engine_->fill(words, 2 * count);
     words_below(words, count, threshold, data + start);
   }
 }
+
+// ---- exponential -----------------------------------------------------------------------------
+// exponential_kernel (native/cpu/DistributionKernels.cpp) without MKL, as Debian builds torch:
+// per element in memory order, exponential_distribution<double> (core/DistributionsHelper.h),
+// a double uniform u from a 64-bit draw and value = (-1 / lambd) * log(1 - u)
+// (core/TransformationHelper.h, exponential), in double, then rounded to the tensor's type.
+// Inverting the distribution function: P(X <= x) = 1 - exp(-lambd * x) = u.
+
+template <typename T>
+void exponential_fill(Generator& gen, T* data, int64_t n, double lambd) {
+  check_count("exponential_", n);
+  if (!(lambd >= 0.0)) {
+    fail("exponential_: lambd (", lambd, ") must be non-negative");
+  }
+  const double scale = -1.0 / lambd;
+  for (int64_t i = 0; i < n; ++i) {
+    data[i] = static_cast<T>(scale * std::log(1.0 - unit_double(gen.random64())));
+  }
+}
+
+void Generator::exponential(float* data, int64_t n, double lambd) { exponential_fill(*this, data, n, lambd); }
+
+void Generator::exponential(double* data, int64_t n, double lambd) { exponential_fill(*this, data, n, lambd); }
 
 // ---- the default generator -------------------------------------------------------------------
 
