@@ -160,6 +160,72 @@ def gpt_ops():
     ]
 
 
+# The course's GPT (bench/bench_gpt.cpp): tools/reference/gpt_reference.py's model at the course's size.
+def gpt_course(dropout):
+    """(model, train_data, config), seeded as the course seeds them."""
+    import gpt_reference  # noqa: E402  (tools/reference is on sys.path)
+    c = dict(gpt_reference.COURSE, dropout=dropout)
+    torch.manual_seed(c["seed"])
+    with open(gpt_reference.TEXT, "r", encoding="utf-8") as f:
+        text = f.read()
+    stoi = {ch: i for i, ch in enumerate(sorted(set(text)))}
+    data = torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+    return gpt_reference.GPTLanguageModel(c, len(stoi)), data[:int(0.9 * len(data))], c
+
+
+def gpt_get_batch(data, c):
+    ix = torch.randint(len(data) - c["block_size"], (c["batch_size"],))
+    x = torch.stack([data[i:i + c["block_size"]] for i in ix])
+    y = torch.stack([data[i + 1:i + c["block_size"] + 1] for i in ix])
+    return x, y
+
+
+def gpt_train_step(dropout):
+    model, data, c = gpt_course(dropout)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=c["learning_rate"])
+
+    def call():
+        xb, yb = gpt_get_batch(data, c)
+        _, loss = model(xb, yb)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        loss.item()
+    return call
+
+
+def gpt_forward_no_grad():
+    model, data, c = gpt_course(0.2)
+    model.eval()
+    xb, _ = gpt_get_batch(data, c)
+
+    def call():
+        with torch.no_grad():
+            model(xb)
+    return call
+
+
+def gpt_generate():
+    model, _, _ = gpt_course(0.2)
+    model.eval()
+    context = torch.zeros((1, 1), dtype=torch.long)
+
+    def call():
+        with torch.no_grad():
+            model.generate(context, 200)
+    return call
+
+
+def gpt_model():
+    """(name, description, maker) of bench_gpt.cpp's workloads (its matrix-product floor is ours alone)."""
+    return [
+        ("gpt_train_step/dropout:20", "GPT training step, dropout 0.2", lambda: gpt_train_step(0.2)),
+        ("gpt_train_step/dropout:0", "GPT training step, dropout 0", lambda: gpt_train_step(0.0)),
+        ("gpt_forward_no_grad", "GPT forward, eval, no_grad [32,64]", gpt_forward_no_grad),
+        ("gpt_generate", "GPT generate 200 tokens, eval", gpt_generate),
+    ]
+
+
 def workloads():
     """(name, description, maker) for every workload, in minigrad_bench's order."""
     found = []
@@ -185,7 +251,7 @@ def workloads():
                      ("reduction/softmax_dim_last", lambda a, b: a.softmax(-1))]:
         what = name.split("/")[1].replace("_dim_last", " dim -1").replace("_dim1", " dim 1")
         found.append((name, f"{what} [2048,512]", lambda op=op: on_2048x512(op)))
-    return found + gpt_ops()
+    return found + gpt_ops() + gpt_model()
 
 
 # ---- timing ------------------------------------------------------------------------------------
