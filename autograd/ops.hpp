@@ -216,8 +216,7 @@ Tensor var(const Tensor& a);
 Tensor var(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
 Tensor var(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
 ///@}
-// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out),
-//   0 where out = 0 (as PyTorch)
+// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out) (0 where out = 0, as PyTorch)
 ///@{
 /// Standard deviation, the square root of var, with var's arguments, dtypes and errors
 /// (`torch.std`): `minigrad::std(x, 1)` or `x.std(1)`. The function named std never hides the

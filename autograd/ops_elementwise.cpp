@@ -8,6 +8,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/machinery/vector_math.hpp"
 
 namespace minigrad {
@@ -60,8 +61,14 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, const char* op, Dtype com
       const T* x = ca.data_ptr<T>();
       const T* y = cb.data_ptr<T>();
       R* o = out.data_ptr<R>();
-      detail::for_each_broadcast(shape, a.shape(), b.shape(),
-                                 [&](int64_t i, int64_t ia, int64_t ib) { o[i] = static_cast<R>(f(x[ia], y[ib])); });
+      const auto apply = [&](int64_t i, int64_t ia, int64_t ib) { o[i] = static_cast<R>(f(x[ia], y[ib])); };
+      if (a.shape() == shape && b.shape() == shape) {  // same shapes: split over the threads
+        detail::parallel_for(shape_numel(shape), detail::kGrainSize, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) apply(i, i, i);
+        });
+      } else {
+        detail::for_each_broadcast(shape, a.shape(), b.shape(), apply);
+      }
     });
   });
   return out;
@@ -89,8 +96,9 @@ template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool 
   dispatch_numeric(dtype, op, [&]<typename T>() {
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    const int64_t a_numel = a.numel();  // numel read once, so the loop vectorises
-    for (int64_t i = 0; i < a_numel; ++i) o[i] = static_cast<T>(f(in[i]));
+    detail::parallel_for(a.numel(), detail::kGrainSize, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(f(in[i]));
+    });
   });
   return out;
 }
@@ -104,8 +112,9 @@ template <typename F> Tensor backward_map(const Tensor& grad, const Tensor& save
     const T* g = grad.data_ptr<T>();
     const T* x = s.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    const int64_t grad_numel = grad.numel();
-    for (int64_t i = 0; i < grad_numel; ++i) o[i] = static_cast<T>(f(g[i], x[i]));
+    detail::parallel_for(grad.numel(), detail::kGrainSize, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) o[i] = static_cast<T>(f(g[i], x[i]));
+    });
   });
   return out;
 }
@@ -188,7 +197,11 @@ Tensor exp(const Tensor& a) {
   Tensor out;
   if (a.dtype() == kFloat32) {  // the common case, eight at a time (autograd/machinery/vector_math.cpp)
     out = detail::new_tensor(a.shape(), kFloat32);
-    detail::exp_contiguous(a.data_ptr<float>(), out.data_ptr<float>(), a.numel());
+    const float* x = a.data_ptr<float>();
+    float* y = out.data_ptr<float>();
+    detail::parallel_for(a.numel(), detail::kGrainSize, [&](int64_t begin, int64_t end) {
+      detail::exp_contiguous(x + begin, y + begin, end - begin);
+    });
   } else {
     out = unary_kernel(a, "exp", true, [](auto x) { return std::exp(x); });
   }

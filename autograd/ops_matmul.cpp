@@ -17,6 +17,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/machinery/parallel.hpp"
 
 namespace minigrad {
 
@@ -76,6 +77,37 @@ void for_each_matrix(const Plan& plan, F&& f) {
   detail::for_each_broadcast(
       plan.out_batch, plan.a_batch, plan.b_batch,
       [&](int64_t i, int64_t ia, int64_t ib) { f(i * out_size, ia * a_size, ib * b_size); });
+}
+
+// Products up to this many multiply-adds (n k m) run on one core inside OpenBLAS (its own
+// threshold for threads, 65,536 x 4 in interface/gemm.c of OpenBLAS 0.3.21), so a batch of them
+// is worth splitting over our threads: the attention's [64, 32] @ [32, 64] products are 131,072.
+constexpr int64_t kOneCoreProduct = 262144;
+
+// for_each_matrix with the batch split over the threads, when that is safe and pays: no operand
+// is broadcast (so each product writes its own output matrix, nothing is shared) and each product
+// is small enough that the BLAS would run it on one core anyway. A piece holds products worth at
+// least about 2^20 multiply-adds.
+template <typename F>
+void for_each_matrix_parallel(const Plan& plan, F&& f) {
+  const int64_t work = plan.n * plan.k * plan.m;
+  const bool independent =
+      !plan.out_batch.empty() && plan.a_batch == plan.out_batch && plan.b_batch == plan.out_batch;
+  if (!independent || work > kOneCoreProduct) {
+    for_each_matrix(plan, f);
+    return;
+  }
+  const int64_t out_size = plan.n * plan.m, a_size = plan.n * plan.k, b_size = plan.k * plan.m;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 20) / std::max<int64_t>(work, 1));
+  detail::parallel_for(shape_numel(plan.out_batch), grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) f(i * out_size, i * a_size, i * b_size);
+  });
+}
+
+// Whether each matrix of an operand with batch dims `batch` meets exactly one product (broadcasting
+// stretched none of them), so that its gradient can be written by one product instead of summed.
+bool used_once(const Plan& plan, const Shape& batch) {
+  return shape_numel(batch) == shape_numel(plan.out_batch);
 }
 
 // The grad_fn name PyTorch 1.13 shows for each rank case (its batched cases end in a view).
@@ -223,7 +255,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       const T* x = a.data_ptr<T>();
       const T* y = b.data_ptr<T>();
       T* z = out.data_ptr<T>();
-      for_each_matrix(plan, [&](int64_t io, int64_t ia, int64_t ib) {
+      for_each_matrix_parallel(plan, [&](int64_t io, int64_t ia, int64_t ib) {
         detail::gemm<T>(false, false, plan.n, plan.m, plan.k, x + ia, y + ib, false, z + io);
       });
     }
@@ -231,25 +263,30 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
   // Each product adds into the (zeroed) gradient of the matrix it read, so a matrix that
   // broadcasting reused collects the sum over its uses: the batch-dim sum_to, done by the GEMM.
+  // A gradient whose every matrix comes from one product is written directly, without the zeros.
   auto backward = [plan](const Tensor& grad, const std::vector<Tensor>& inputs) {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
-    Tensor grad_a = a.requires_grad() ? zeros_like(a) : Tensor();
-    Tensor grad_b = b.requires_grad() ? zeros_like(b) : Tensor();
+    const bool write_a = used_once(plan, plan.a_batch), write_b = used_once(plan, plan.b_batch);
+    auto gradient_like = [](const Tensor& t, bool written) {
+      return written ? detail::new_tensor(t.shape(), t.dtype()) : zeros_like(t);
+    };
+    Tensor grad_a = a.requires_grad() ? gradient_like(a, write_a) : Tensor();
+    Tensor grad_b = b.requires_grad() ? gradient_like(b, write_b) : Tensor();
     dispatch_floating(grad.dtype(), "matmul backward", [&]<typename T>() {
       const T* g = grad.data_ptr<T>();
       if (grad_a.defined()) {  // grad_a = grad @ b^T: [n, m] @ [m, k]
         const T* y = b.data_ptr<T>();
         T* ga = grad_a.data_ptr<T>();
-        for_each_matrix(plan, [&](int64_t io, int64_t ia, int64_t ib) {
-          detail::gemm<T>(false, true, plan.n, plan.k, plan.m, g + io, y + ib, true, ga + ia);
+        for_each_matrix_parallel(plan, [&](int64_t io, int64_t ia, int64_t ib) {
+          detail::gemm<T>(false, true, plan.n, plan.k, plan.m, g + io, y + ib, !write_a, ga + ia);
         });
       }
       if (grad_b.defined()) {  // grad_b = a^T @ grad: [k, n] @ [n, m]
         const T* x = a.data_ptr<T>();
         T* gb = grad_b.data_ptr<T>();
-        for_each_matrix(plan, [&](int64_t io, int64_t ia, int64_t ib) {
-          detail::gemm<T>(true, false, plan.k, plan.m, plan.n, x + ia, g + io, true, gb + ib);
+        for_each_matrix_parallel(plan, [&](int64_t io, int64_t ia, int64_t ib) {
+          detail::gemm<T>(true, false, plan.k, plan.m, plan.n, x + ia, g + io, !write_b, gb + ib);
         });
       }
     });

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autograd/op_support.hpp"
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/machinery/vector_math.hpp"
 #include "autograd/ops.hpp"
 
@@ -51,6 +52,17 @@ template <typename F>
 void for_each_lane(const Lanes& lanes, F&& f) {
   for (int64_t o = 0; o < lanes.outer; ++o)
     for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
+}
+
+/// for_each_lane with the blocks of `outer` split over the threads (a piece holds PyTorch's grain
+/// of elements or more): for ops where each lane writes only its own elements.
+template <typename F>
+void for_each_lane_parallel(const Lanes& lanes, F&& f) {
+  const int64_t block = std::max<int64_t>(lanes.n * lanes.inner, 1);
+  detail::parallel_for(lanes.outer, detail::kGrainSize / block, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o)
+      for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
+  });
 }
 
 /// A reduction over one dim: the normalised dim, its lanes, and the output shape ([2, 3, 4] over
@@ -108,6 +120,19 @@ Acc sum_contiguous(const T* x, int64_t n) {
   return total;
 }
 
+/// sum of x[k] * y[k] over n values at stride 1, in double, in eight parts as sum_contiguous.
+template <typename T>
+double dot_contiguous(const T* x, const T* y, int64_t n) {
+  double part[8] = {};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) part[j] += static_cast<double>(x[k + j]) * y[k + j];
+  double total = 0;
+  for (int j = 0; j < 8; ++j) total += part[j];
+  for (; k < n; ++k) total += static_cast<double>(x[k]) * y[k];
+  return total;
+}
+
 /// One sum per lane. Floats accumulate in double and round once at the end, so a float32 sum is
 /// as close to the exact sum as float32 allows (PyTorch's cascade sum gets there differently; the
 /// two agree to float32 rounding). Integers accumulate in uint64_t, so overflow wraps around as in
@@ -121,8 +146,23 @@ Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
     using Out = std::conditional_t<floating, T, int64_t>;
     const T* x = a.data_ptr<T>();
     Out* y = out.data_ptr<Out>();
-    if (lanes.inner == 1) {
-      for (int64_t o = 0; o < lanes.outer; ++o) y[o] = static_cast<Out>(sum_contiguous<Acc>(x + o * lanes.n, lanes.n));
+    if (lanes.outer == 1 && lanes.inner == 1) {  // one long lane: a partial sum per piece, added in order
+      const int64_t pieces = detail::parallel_pieces(lanes.n, detail::kGrainSize);
+      std::vector<Acc> partial(static_cast<size_t>(pieces));
+      detail::parallel_pieces_for(lanes.n, pieces, [&](int64_t piece, int64_t begin, int64_t end) {
+        partial[static_cast<size_t>(piece)] = sum_contiguous<Acc>(x + begin, end - begin);
+      });
+      Acc total = 0;
+      for (const Acc p : partial) total += p;
+      y[0] = static_cast<Out>(total);
+      return;
+    }
+    if (lanes.inner == 1) {  // one sum per row, the rows split over the threads
+      const int64_t grain = detail::kGrainSize / std::max<int64_t>(lanes.n, 1);  // rows per piece
+      detail::parallel_for(lanes.outer, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; ++o)
+          y[o] = static_cast<Out>(sum_contiguous<Acc>(x + o * lanes.n, lanes.n));
+      });
       return;
     }
     std::vector<Acc> totals(static_cast<size_t>(lanes.inner));
@@ -290,42 +330,80 @@ void check_argmax_dtype(const Tensor& a) {
 
 // ---- softmax and log_softmax -------------------------------------------------------------------
 
-/// softmax (Log = false) or log_softmax (Log = true) of each lane of a, into out.
+/// The largest of x[0, n), n >= 1. Eight running maxima, as the eight sums of sum_contiguous, so
+/// the loop vectorises; the max of a set is exact whatever the order. (With a nan in the lane the
+/// max may differ from a left-to-right scan, but every softmax output of that lane is nan anyway.)
+template <typename T>
+T max_contiguous(const T* x, int64_t n) {
+  T part[8];
+  std::fill(part, part + 8, x[0]);
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int j = 0; j < 8; ++j) part[j] = x[k + j] > part[j] ? x[k + j] : part[j];
+  T m = part[0];
+  for (int j = 1; j < 8; ++j) m = part[j] > m ? part[j] : m;
+  for (; k < n; ++k) m = x[k] > m ? x[k] : m;
+  return m;
+}
+
+/// softmax (Log = false) or log_softmax (Log = true) of one lane, x[0, n) into y[0, n), n >= 1.
 /// Stable: with m the lane's max, e^(x - m) / sum e^(x - m) is the same value as e^x / sum e^x but
 /// never overflows, and log_softmax = x - m - log(sum e^(x - m)) never takes the log of 0 or inf.
 /// A -inf element gets probability 0; an all -inf lane gives nan ((-inf) - (-inf)), as PyTorch.
+/// `Step` is the distance between the lane's elements; the usual lane, the last dim, has step 1.
 template <bool Log, typename T>
-void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
-  for_each_lane(lanes, [&](int64_t, int64_t first) {
-    auto at = [&](int64_t k) { return first + k * lanes.inner; };
-    T m = x[first];
-    for (int64_t k = 1; k < lanes.n; ++k) m = x[at(k)] > m ? x[at(k)] : m;
-    // e^(x - m) once per element, in T as PyTorch computes it, into y; the sum in double. A lane
-    // of stride 1 (softmax over the last dim, the usual case) takes the vector exp.
-    double total = 0;
-    if (lanes.inner == 1) {
-      for (int64_t k = 0; k < lanes.n; ++k) y[first + k] = x[first + k] - m;
-      detail::exp_contiguous(y + first, y + first, lanes.n);
-      total = sum_contiguous<double>(y + first, lanes.n);
-    } else {
-      for (int64_t k = 0; k < lanes.n; ++k) {
-        y[at(k)] = std::exp(x[at(k)] - m);
-        total += y[at(k)];
-      }
+void softmax_lane(const T* x, T* y, int64_t n, int64_t step) {
+  auto at = [step](int64_t k) { return k * step; };
+  // e^(x - m) once per element, in T as PyTorch computes it, into y; the sum in double.
+  double total = 0;
+  T m = x[0];
+  if (step == 1) {  // the vector exp and max, and eight partial sums
+    m = max_contiguous(x, n);
+    for (int64_t k = 0; k < n; ++k) y[k] = x[k] - m;
+    detail::exp_contiguous(y, y, n);
+    total = sum_contiguous<double>(y, n);
+  } else {
+    for (int64_t k = 1; k < n; ++k) m = x[at(k)] > m ? x[at(k)] : m;
+    for (int64_t k = 0; k < n; ++k) {
+      y[at(k)] = std::exp(x[at(k)] - m);
+      total += y[at(k)];
     }
-    if constexpr (Log) {  // y held e^(x - m) only to be summed
-      const double log_total = std::log(total);
-      for (int64_t k = 0; k < lanes.n; ++k)
-        y[at(k)] = static_cast<T>(static_cast<double>(x[at(k)] - m) - log_total);
-    } else {
-      const double inverse = 1.0 / total;  // one division per lane, then products (as PyTorch)
-      for (int64_t k = 0; k < lanes.n; ++k) y[at(k)] = static_cast<T>(y[at(k)] * inverse);
-    }
-  });
+  }
+  if constexpr (Log) {  // y held e^(x - m) only to be summed
+    const double log_total = std::log(total);
+    for (int64_t k = 0; k < n; ++k) y[at(k)] = static_cast<T>(static_cast<double>(x[at(k)] - m) - log_total);
+  } else {
+    const double inverse = 1.0 / total;  // one division per lane, then products (as PyTorch)
+    for (int64_t k = 0; k < n; ++k) y[at(k)] = static_cast<T>(y[at(k)] * inverse);
+  }
 }
 
-/// softmax (Log = false): grad_a = out * (grad - sum(grad * out));
-/// log_softmax (Log = true): grad_a = grad - e^out * sum(grad). Sums run along each lane.
+/// softmax_lane for every lane of a (x) into out (y), the lanes split over the threads.
+template <bool Log, typename T>
+void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
+  for_each_lane_parallel(
+      lanes, [&](int64_t, int64_t first) { softmax_lane<Log>(x + first, y + first, lanes.n, lanes.inner); });
+}
+
+/// The backward of one lane: softmax (Log = false): grad_a = out * (grad - sum(grad * out));
+/// log_softmax (Log = true): grad_a = grad - e^out * sum(grad). Sums in double; a lane of step 1
+/// sums in eight parts, as sum_contiguous, so that its loops vectorise.
+template <bool Log, typename T>
+void softmax_backward_lane(const T* g, const T* y, T* ga, int64_t n, int64_t step) {
+  auto at = [step](int64_t k) { return k * step; };
+  double total = 0;  // softmax: sum(grad * out); log_softmax: sum(grad)
+  if (step == 1) {
+    total = Log ? sum_contiguous<double>(g, n) : dot_contiguous(g, y, n);
+  } else {
+    for (int64_t k = 0; k < n; ++k) total += Log ? g[at(k)] : static_cast<double>(g[at(k)]) * y[at(k)];
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const double gk = g[at(k)], yk = y[at(k)];
+    ga[at(k)] = static_cast<T>(Log ? gk - std::exp(yk) * total : yk * (gk - total));
+  }
+}
+
+/// softmax_backward_lane for every lane, the lanes split over the threads.
 template <bool Log>
 Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lanes) {
   const Tensor g = detail::convert(grad, out.dtype());
@@ -334,15 +412,8 @@ Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lane
     const T* gp = g.data_ptr<T>();
     const T* y = out.data_ptr<T>();
     T* ga = grad_a.data_ptr<T>();
-    for_each_lane(lanes, [&](int64_t, int64_t first) {
-      auto at = [&](int64_t k) { return first + k * lanes.inner; };
-      double total = 0;  // softmax: sum(grad * out); log_softmax: sum(grad)
-      for (int64_t k = 0; k < lanes.n; ++k)
-        total += Log ? gp[at(k)] : static_cast<double>(gp[at(k)]) * y[at(k)];
-      for (int64_t k = 0; k < lanes.n; ++k) {
-        const double gk = gp[at(k)], yk = y[at(k)];
-        ga[at(k)] = static_cast<T>(Log ? gk - std::exp(yk) * total : yk * (gk - total));
-      }
+    for_each_lane_parallel(lanes, [&](int64_t, int64_t first) {
+      softmax_backward_lane<Log>(gp + first, y + first, ga + first, lanes.n, lanes.inner);
     });
   });
   return grad_a;

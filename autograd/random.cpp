@@ -9,6 +9,7 @@
 // makes all fills bit-identical to torch (checked on a million values per fill).
 #include "autograd/random.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -373,6 +374,64 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
   }
   for (int64_t i = 0; i < n; ++i) {
     data[i] = unit_double(random64()) < p ? 1.0 : 0.0;
+  }
+}
+
+// After `left - 1` words since the last twist the next draw twists first; a twist leaves all 624
+// words to read (left = n + 1 in the count operator() keeps, which decrements before it reads).
+[[gnu::target_clones("avx2", "default")]] void Generator::Engine::fill(uint32_t* out, int64_t count) {
+  while (count > 0) {
+    if (left == 1) {
+      twist();
+      left = n + 1;
+    }
+    const int64_t take = std::min<int64_t>(count, left - 1);
+    const uint32_t* words = state + next;
+    for (int64_t i = 0; i < take; ++i) out[i] = temper(words[i]);
+    next += static_cast<uint32_t>(take);
+    left -= static_cast<int32_t>(take);
+    out += take;
+    count -= take;
+  }
+}
+
+// The same draws for a bool tensor (bernoulli_ draws a double uniform per element whatever the
+// tensor's type), made in blocks for Dropout's masks: the words of a block come from one fill of
+// the engine, and u < p is tested in integers. u is x * 2^-53 for the 53-bit integer x, and
+// scaling by 2^-53 is exact, so u < p exactly when x < p * 2^53, that is when x < ceil(p * 2^53).
+// tests/autograd/test_random.cpp checks it against the float version above, value for value.
+// Both loops are compiled twice, for AVX2 and for any x86-64, and the CPU picks at load time.
+namespace {
+
+// out[i] = the 53-bit integer x of words 2i (its high 21 bits) and 2i + 1 (its low 32) is below
+// threshold (at most 2^53). Compared in 32-bit halves, high first, so that 8 elements fit in one
+// AVX2 register; the low halves compare unsigned, written as signed after flipping the top bit.
+[[gnu::target_clones("avx2", "default")]] void words_below(const uint32_t* words, int64_t n,
+                                                           int64_t threshold, bool* out) {
+  const auto high_limit = static_cast<int32_t>(threshold >> 32);
+  const auto low_limit = static_cast<int32_t>((static_cast<uint64_t>(threshold) & 0xFFFFFFFFu) ^ 0x80000000u);
+  auto* bytes = reinterpret_cast<uint8_t*>(out);  // written as bytes 0 and 1, which vectorises
+  for (int64_t i = 0; i < n; ++i) {
+    const auto high = static_cast<int32_t>(words[2 * i] & 0x1FFFFFu);
+    const auto low = static_cast<int32_t>(words[2 * i + 1] ^ 0x80000000u);
+    bytes[i] = static_cast<uint8_t>((high < high_limit) | ((high == high_limit) & (low < low_limit)));
+  }
+}
+
+}  // namespace
+
+void Generator::bernoulli(bool* data, int64_t n, double p) {
+  check_count("bernoulli_", n);
+  if (!(p >= 0.0 && p <= 1.0)) {
+    fail("bernoulli_: p (", p, ") must be in [0, 1]");
+  }
+  const auto threshold = static_cast<int64_t>(std::ceil(std::ldexp(p, 53)));
+  constexpr int64_t block = 2048;  // elements per block: 4096 words, 16 KiB
+  uint32_t words[2 * block];
+  for (int64_t start = 0; start < n; start += block) {
+    const int64_t count = std::min(block, n - start);
+    engine_->fill(words, 2 * count);
+    words_below(words, count, threshold, data + start);
   }
 }
 

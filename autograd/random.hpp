@@ -84,6 +84,10 @@ class Generator {
   void bernoulli(float* data, int64_t n, double p);
   /// Double-precision version of bernoulli(float*, ...); see there.
   void bernoulli(double* data, int64_t n, double p);
+  /// bernoulli(float*, ...) into a bool tensor (true for 1): the same draws and the same values,
+  /// several times faster (the engine's words come in blocks, the test stays in integers).
+  /// F::dropout draws its mask with it.
+  void bernoulli(bool* data, int64_t n, double p);
 
   /// Fills data[0, n) with exponential values of rate `lambd`, density lambd * exp(-lambd * x)
   /// (Tensor.exponential_(lambd)): one 64-bit draw per element, computed in double.

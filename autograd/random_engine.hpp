@@ -34,7 +34,7 @@ struct Generator::Engine {
   /// Word j becomes word j + m mixed with the top bit of word j and the low bits of word j + 1.
   static uint32_t mix(uint32_t far, uint32_t here, uint32_t after) {
     const uint32_t y = (here & 0x80000000u) | (after & 0x7FFFFFFFu);
-    return far ^ (y >> 1) ^ ((y & 1u) ? 0x9908B0DFu : 0u);
+    return far ^ (y >> 1) ^ ((0u - (y & 1u)) & 0x9908B0DFu);  // the constant when y is odd, without a branch
   }
 
   /// Renews all 624 words.
@@ -46,15 +46,24 @@ struct Generator::Engine {
     next = 0;
   }
 
-  /// The next tempered 32-bit output.
-  uint32_t operator()() {
-    if (--left == 0) twist();
-    uint32_t y = state[next++];
-    y ^= y >> 11;  // tempering
+  /// A word's output: a fixed invertible scramble of its bits.
+  static uint32_t temper(uint32_t y) {
+    y ^= y >> 11;
     y ^= (y << 7) & 0x9D2C5680u;
     y ^= (y << 15) & 0xEFC60000u;
     return y ^ (y >> 18);
   }
+
+  /// The next tempered 32-bit output.
+  uint32_t operator()() {
+    if (--left == 0) twist();
+    return temper(state[next++]);
+  }
+
+  /// The next `count` outputs into out[0, count), the same words as `count` calls and the same
+  /// state after, made a run of the state at a time (Dropout's masks draw millions of words; the
+  /// loops vectorise). Defined in random.cpp, for AVX2 and for any x86-64.
+  void fill(uint32_t* out, int64_t count);
 };
 
 }  // namespace minigrad

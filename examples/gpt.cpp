@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "data/text.hpp"
@@ -256,7 +257,7 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_option("--seed", run.seed, "torch.manual_seed");
   app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")
       ->check(at_least(0));
-  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")
+  app.add_option("--threads", run.threads, "threads, as torch.set_num_threads (0: OMP_NUM_THREADS or the cores)")
       ->check(at_least(0));
   app.add_option("--input", run.input, "the text to learn");
   app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)");
@@ -301,7 +302,7 @@ int main(int argc, char** argv) try {
   add_flags(app, c, run);
   CLI11_PARSE(app, argc, argv);
   check_config(c, run);
-  support::set_threads(run.threads);
+  if (run.threads > 0) set_num_threads(run.threads);  // our loops' threads and the BLAS's
 
   manual_seed(run.seed);
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -309,6 +310,31 @@ BOOST_AUTO_TEST_CASE(normal_throws_for_negative_std) {
   }
 }
 
+// The block bernoulli into bools against the plain float one (the reference, checked against
+// PyTorch above): the same values, and the stream left at the same place. The sizes cross the
+// blocks of 2048 elements and the engine's 624-word twists, from streams started at several
+// offsets into a twist; the p's include both ends and values whose p * 2^53 is an integer.
+BOOST_AUTO_TEST_CASE(bool_bernoulli_draws_the_float_versions_values) {
+  for (const double p : {0.0, 0.2, 0.5, 0.75, 0.8, 1e-300, 1.0 - 1e-16, 1.0}) {
+    for (const int64_t n : {0, 1, 2047, 2048, 2049, 10001}) {
+      for (const int offset : {0, 1, 311, 623, 624, 625}) {
+        BOOST_TEST_CONTEXT("p = " << p << ", n = " << n << ", after " << offset << " words") {
+        Generator reference(7), fast(7);
+        for (int i = 0; i < offset; ++i) BOOST_TEST_REQUIRE(fast.random() == reference.random());
+        std::vector<float> expected(static_cast<size_t>(n));
+        std::unique_ptr<bool[]> got(new bool[static_cast<size_t>(n) + 1]);
+        reference.bernoulli(expected.data(), n, p);
+        fast.bernoulli(got.get(), n, p);
+        int64_t differences = 0;
+        for (int64_t i = 0; i < n; ++i) differences += (expected[i] == 1.0f) != got[i] ? 1 : 0;
+        BOOST_TEST(differences == 0);
+        BOOST_TEST(fast.random() == reference.random());
+        }
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(bernoulli_throws_for_p_outside_0_1) {
   Generator gen;
   float out_float[1];
@@ -317,6 +343,9 @@ BOOST_AUTO_TEST_CASE(bernoulli_throws_for_p_outside_0_1) {
                         message_is("bernoulli_: p (1.5) must be in [0, 1]"));
   BOOST_CHECK_EXCEPTION(gen.bernoulli(out_double, 1, -0.25), std::invalid_argument,
                         message_is("bernoulli_: p (-0.25) must be in [0, 1]"));
+  bool out_bool[1];
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(out_bool, 1, std::nan("")), std::invalid_argument,
+                        message_is("bernoulli_: p (nan) must be in [0, 1]"));
 }
 
 BOOST_AUTO_TEST_CASE(every_fill_throws_for_a_negative_count) {
@@ -340,6 +369,9 @@ BOOST_AUTO_TEST_CASE(every_fill_throws_for_a_negative_count) {
   BOOST_CHECK_EXCEPTION(gen.bernoulli(f, -6, 0.5), std::invalid_argument,
                         message_is("bernoulli_: number of elements (-6) must be non-negative"));
   BOOST_CHECK_EXCEPTION(gen.bernoulli(d, -6, 0.5), std::invalid_argument,
+                        message_is("bernoulli_: number of elements (-6) must be non-negative"));
+  bool b[1];
+  BOOST_CHECK_EXCEPTION(gen.bernoulli(b, -6, 0.5), std::invalid_argument,
                         message_is("bernoulli_: number of elements (-6) must be non-negative"));
 }
 

@@ -263,6 +263,30 @@ BOOST_AUTO_TEST_CASE(softmax_is_stable_for_huge_and_infinite_inputs) {
                1e-6);
 }
 
+// The last dim has its own vectorised path; a lane along dim 0 goes through the plain strided
+// loop, the reference here. Rows of 75 (not a multiple of 8), a causal -inf mask, and a nan row.
+BOOST_AUTO_TEST_CASE(softmax_over_the_last_dim_matches_the_plain_strided_version_with_its_gradient) {
+  manual_seed(5);
+  const Tensor future = arange(75).view({1, 75}) > arange(37).view({37, 1});
+  Tensor x = randn({37, 75}).masked_fill(future, -kInf).masked_fill(arange(37).view({37, 1}) == 20, kNan);
+  x.requires_grad_();
+  Tensor x_t = x.detach().t().requires_grad_();
+  const Tensor g = randn({37, 75});
+  for (const bool log : {false, true}) {
+    BOOST_TEST_CONTEXT((log ? "log_softmax" : "softmax")) {
+      x.set_grad(Tensor());
+      x_t.set_grad(Tensor());
+      const Tensor fast = log ? x.log_softmax(-1) : x.softmax(-1);
+      const Tensor plain = log ? x_t.log_softmax(0) : x_t.softmax(0);
+      fast.backward(g);
+      plain.backward(g.t());
+      // float32 rounding of terms up to about 10 (the gradient's lane sums): 1e-6 absolute.
+      BOOST_TEST_CONTEXT("out") check_values(fast, plain.t().to_vector<double>(), 1e-6, 1e-6);
+      BOOST_TEST_CONTEXT("grad") check_values(x.grad(), x_t.grad().t().to_vector<double>(), 1e-6, 1e-6);
+    }
+  }
+}
+
 // ---- backward values computed by hand -------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(sum_and_mean_send_the_gradient_to_every_element) {

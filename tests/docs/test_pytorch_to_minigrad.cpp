@@ -205,6 +205,11 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   BOOST_TEST(a.squeeze().equal(a));
   BOOST_TEST((cat({a, b}, 0).shape() == Shape{4, 2}));
   BOOST_TEST((stack({a, b}).shape() == Shape{2, 2, 2}));
+
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  BOOST_TEST(get_num_threads() == 2);
+  set_num_threads(threads);
 }
 
 // ==== table: Indexing, slicing and embeddings ====

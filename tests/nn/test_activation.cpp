@@ -111,6 +111,31 @@ BOOST_AUTO_TEST_CASE(dropout_layer_drops_in_training_and_passes_through_in_eval)
   BOOST_TEST(F::dropout(x, 0.0).impl() == x.impl());
 }
 
+// The reference dropout, written as PyTorch's CPU code computes it: a float mask from
+// bernoulli_(1 - p), divided by 1 - p, multiplied in.
+std::vector<float> reference_dropout(const std::vector<float>& x, double p, uint64_t seed) {
+  Generator generator(seed);
+  std::vector<float> mask(x.size());
+  generator.bernoulli(mask.data(), static_cast<int64_t>(mask.size()), 1 - p);
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] * (mask[i] / static_cast<float>(1 - p));
+  return out;
+}
+
+// Large enough to span many of the generator's blocks (and PyTorch's grain of 32,768 elements).
+BOOST_AUTO_TEST_CASE(dropout_matches_the_plain_float_mask_version) {
+  manual_seed(3);
+  Tensor x = randn({80, 1000}, {.requires_grad = true});
+  const Tensor g = randn({80, 1000});
+  const std::vector<float> values = x.to_vector<float>(), grads = g.to_vector<float>();
+  Generator generator(11);
+  const Tensor out = F::dropout(x, 0.2, /*training=*/true, generator);
+  out.backward(g);
+  BOOST_TEST(out.to_vector<float>() == reference_dropout(values, 0.2, 11), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == reference_dropout(grads, 0.2, 11),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(dropout_with_p_1_zeroes_everything_without_drawing) {
   manual_seed(4);
   const Tensor expected_next = randn({3});

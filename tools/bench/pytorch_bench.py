@@ -97,6 +97,135 @@ def on_2048x512(op):
     return lambda: op(a, b)
 
 
+# The GPT's own ops at the course's size (bench/bench_gpt_ops.cpp): H = 32 sequences x 4 heads.
+HEADS = 32 * 4
+
+
+def dropout(shape, backward):
+    torch.manual_seed(0)
+    x = torch.randn(shape, requires_grad=backward)
+    g = torch.randn(shape)
+    if not backward:
+        return lambda: F.dropout(x, 0.2, training=True)
+
+    def call():
+        x.grad = None
+        F.dropout(x, 0.2, training=True).backward(g)
+    return call
+
+
+def bmm(n, k, m, backward):
+    torch.manual_seed(0)
+    a = torch.randn(HEADS, n, k, requires_grad=backward)
+    b = torch.randn(HEADS, k, m, requires_grad=backward)
+    g = torch.randn(HEADS, n, m)
+    if not backward:
+        return lambda: a @ b
+
+    def call():
+        a.grad = None
+        b.grad = None
+        (a @ b).backward(g)
+    return call
+
+
+def causal_softmax(backward):
+    torch.manual_seed(0)
+    wei = torch.randn(HEADS, 64, 64, requires_grad=backward)
+    tril = torch.tril(torch.ones(64, 64))
+    g = torch.randn(HEADS, 64, 64)
+    if not backward:
+        return lambda: wei.masked_fill(tril == 0, float("-inf")).softmax(-1)
+
+    def call():
+        wei.grad = None
+        wei.masked_fill(tril == 0, float("-inf")).softmax(-1).backward(g)
+    return call
+
+
+def gpt_ops():
+    """(name, description, maker) of bench_gpt_ops.cpp's workloads, in its order."""
+    return [
+        ("gpt_dropout_hidden", "dropout 0.2 [32,64,512]", lambda: dropout((32, 64, 512), False)),
+        ("gpt_dropout_attention", "dropout 0.2 [32,4,64,64]", lambda: dropout((32, 4, 64, 64), False)),
+        ("gpt_dropout_attention_backward", "dropout 0.2 + backward [32,4,64,64]",
+         lambda: dropout((32, 4, 64, 64), True)),
+        ("gpt_bmm_scores", "bmm [128,64,32]x[128,32,64]", lambda: bmm(64, 32, 64, False)),
+        ("gpt_bmm_scores_backward", "bmm + backward [128,64,32]x[128,32,64]", lambda: bmm(64, 32, 64, True)),
+        ("gpt_bmm_values", "bmm [128,64,64]x[128,64,32]", lambda: bmm(64, 64, 32, False)),
+        ("gpt_bmm_values_backward", "bmm + backward [128,64,64]x[128,64,32]", lambda: bmm(64, 64, 32, True)),
+        ("gpt_softmax_causal", "causal masked_fill + softmax [128,64,64]", lambda: causal_softmax(False)),
+        ("gpt_softmax_causal_backward", "causal masked_fill + softmax + backward [128,64,64]",
+         lambda: causal_softmax(True)),
+    ]
+
+
+# The course's GPT (bench/bench_gpt.cpp): tools/reference/gpt_reference.py's model at the course's size.
+def gpt_course(dropout):
+    """(model, train_data, config), seeded as the course seeds them."""
+    import gpt_reference  # noqa: E402  (tools/reference is on sys.path)
+    c = dict(gpt_reference.COURSE, dropout=dropout)
+    torch.manual_seed(c["seed"])
+    with open(gpt_reference.TEXT, "r", encoding="utf-8") as f:
+        text = f.read()
+    stoi = {ch: i for i, ch in enumerate(sorted(set(text)))}
+    data = torch.tensor([stoi[ch] for ch in text], dtype=torch.long)
+    return gpt_reference.GPTLanguageModel(c, len(stoi)), data[:int(0.9 * len(data))], c
+
+
+def gpt_get_batch(data, c):
+    ix = torch.randint(len(data) - c["block_size"], (c["batch_size"],))
+    x = torch.stack([data[i:i + c["block_size"]] for i in ix])
+    y = torch.stack([data[i + 1:i + c["block_size"] + 1] for i in ix])
+    return x, y
+
+
+def gpt_train_step(dropout):
+    model, data, c = gpt_course(dropout)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=c["learning_rate"])
+
+    def call():
+        xb, yb = gpt_get_batch(data, c)
+        _, loss = model(xb, yb)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        loss.item()
+    return call
+
+
+def gpt_forward_no_grad():
+    model, data, c = gpt_course(0.2)
+    model.eval()
+    xb, _ = gpt_get_batch(data, c)
+
+    def call():
+        with torch.no_grad():
+            model(xb)
+    return call
+
+
+def gpt_generate():
+    model, _, _ = gpt_course(0.2)
+    model.eval()
+    context = torch.zeros((1, 1), dtype=torch.long)
+
+    def call():
+        with torch.no_grad():
+            model.generate(context, 200)
+    return call
+
+
+def gpt_model():
+    """(name, description, maker) of bench_gpt.cpp's workloads (its matrix-product floor is ours alone)."""
+    return [
+        ("gpt_train_step/dropout:20", "GPT training step, dropout 0.2", lambda: gpt_train_step(0.2)),
+        ("gpt_train_step/dropout:0", "GPT training step, dropout 0", lambda: gpt_train_step(0.0)),
+        ("gpt_forward_no_grad", "GPT forward, eval, no_grad [32,64]", gpt_forward_no_grad),
+        ("gpt_generate", "GPT generate 200 tokens, eval", gpt_generate),
+    ]
+
+
 def workloads():
     """(name, description, maker) for every workload, in minigrad_bench's order."""
     found = []
@@ -122,7 +251,7 @@ def workloads():
                      ("reduction/softmax_dim_last", lambda a, b: a.softmax(-1))]:
         what = name.split("/")[1].replace("_dim_last", " dim -1").replace("_dim1", " dim 1")
         found.append((name, f"{what} [2048,512]", lambda op=op: on_2048x512(op)))
-    return found
+    return found + gpt_ops() + gpt_model()
 
 
 # ---- timing ------------------------------------------------------------------------------------

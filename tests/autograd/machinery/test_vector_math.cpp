@@ -67,6 +67,24 @@ BOOST_AUTO_TEST_CASE(a_value_gets_the_same_exp_at_every_position_and_length) {
   BOOST_TEST(z[3] == 7.0f);
 }
 
+// A causal softmax row: the masked future is -inf. Those lanes take a shortcut to 0; the others
+// must get the value they get in a block of their own.
+BOOST_AUTO_TEST_CASE(a_value_beside_minus_infinity_gets_the_same_exp_as_alone) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> alone = {0.3f, -1.7f, 2.5f, -0.01f, 0.3f, -1.7f, 2.5f, -0.01f};
+  std::vector<float> expected(8), mixed = alone, got(8);
+  minigrad::detail::exp_contiguous(alone.data(), expected.data(), 8);
+  for (int masked = 1; masked < 8; ++masked) {
+    for (int i = masked; i < 8; ++i) mixed[i] = -inf;  // the last lanes masked, as in a causal row
+    mixed[0] = -inf;                                   // and one at the front
+    minigrad::detail::exp_contiguous(mixed.data(), got.data(), 8);
+    for (int i = 0; i < 8; ++i) {
+      BOOST_TEST(got[i] == (mixed[i] == -inf ? 0.0f : expected[i]), "lane " << i << " with " << masked);
+    }
+    mixed = alone;
+  }
+}
+
 BOOST_AUTO_TEST_CASE(float64_exp_is_std_exp) {
   std::vector<double> x = {-1.5, 0.0, 2.25}, y(3);
   minigrad::detail::exp_contiguous(x.data(), y.data(), 3);

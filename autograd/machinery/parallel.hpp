@@ -1,0 +1,72 @@
+// Threads for minigrad's own loops: set_num_threads / get_num_threads as in torch, and the one
+// helper ops use to split a large loop over them (as at::parallel_for).
+//
+// A loop of n elements runs on one thread unless n exceeds the grain size (PyTorch's 32,768
+// elements, at::internal::GRAIN_SIZE in ATen/Parallel.h): below that, waking a second thread costs
+// more than it saves. Above it, [0, n) is cut into get_num_threads() contiguous pieces of nearly
+// equal size, always the same pieces for the same n and thread count, so a reduction that adds
+// per-piece results in piece order gives the same number on every run.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace minigrad {
+
+/// Sets the number of threads minigrad's loops use, and the BLAS's thread count with it
+/// (`torch.set_num_threads`). Throws std::invalid_argument unless n >= 1.
+void set_num_threads(int n);
+
+/// The number of threads minigrad's loops use (`torch.get_num_threads`). Until set_num_threads
+/// is called: OMP_NUM_THREADS when it holds a positive number (as PyTorch reads it), else the
+/// number of cores.
+int get_num_threads();
+
+namespace detail {
+
+/// PyTorch's grain size: loops of at most this many elements stay on one thread.
+constexpr int64_t kGrainSize = 32768;
+
+/// The pieces parallel_for cuts [0, n) into for `grain` (at least 1): one piece if n <= grain,
+/// else the thread count, but no more than n / grain pieces.
+int64_t parallel_pieces(int64_t n, int64_t grain);
+
+/// Runs body(context, piece, begin, end) for each piece of [0, n); piece 0 on the calling thread.
+/// Returns when all are done; the first exception a piece throws is rethrown.
+void run_pieces(int64_t n, int64_t pieces, void (*body)(void*, int64_t, int64_t, int64_t), void* context);
+
+/// Calls f(begin, end) on the pieces of [0, n), on several threads when n > grain; from inside
+/// a piece (a nested loop), on the calling thread alone. f must only write what its range owns.
+template <typename F>
+void parallel_for(int64_t n, int64_t grain, F&& f) {
+  const int64_t pieces = parallel_pieces(n, grain);
+  if (pieces <= 1) {
+    if (n > 0) f(int64_t{0}, n);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  run_pieces(
+      n, pieces,
+      [](void* context, int64_t, int64_t begin, int64_t end) { (*static_cast<Fn*>(context))(begin, end); },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+/// As parallel_for, with the piece's index: f(piece, begin, end), piece in [0, pieces). For
+/// per-piece partial results, indexed by piece, then combined in piece order.
+template <typename F>
+void parallel_pieces_for(int64_t n, int64_t pieces, F&& f) {
+  if (pieces <= 1) {
+    if (n > 0) f(int64_t{0}, int64_t{0}, n);
+    return;
+  }
+  using Fn = std::remove_reference_t<F>;
+  run_pieces(
+      n, pieces,
+      [](void* context, int64_t piece, int64_t begin, int64_t end) {
+        (*static_cast<Fn*>(context))(piece, begin, end);
+      },
+      const_cast<void*>(static_cast<const void*>(&f)));
+}
+
+}  // namespace detail
+}  // namespace minigrad

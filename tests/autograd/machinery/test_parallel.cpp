@@ -1,0 +1,148 @@
+// Tests for set_num_threads and detail::parallel_for (autograd/parallel.hpp): every index covered
+// once in contiguous pieces, exceptions carried back, nested loops kept on their thread, and the
+// ops split over the threads giving at 2 and 3 threads what they give at 1 (bit for bit, except
+// a sum over everything, whose pieces are added in another grouping: float rounding only).
+#include <atomic>
+#include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.hpp"
+#include "autograd/machinery/parallel.hpp"
+#include "autograd/random.hpp"
+#include "nn/functional.hpp"
+
+namespace {
+
+using namespace minigrad;
+
+// Restores the thread count a test changed.
+struct ThreadCount {
+  int before = get_num_threads();
+  ~ThreadCount() { set_num_threads(before); }
+};
+
+// The outputs (and gradients of the inputs) of one workload, as flat vectors.
+using Results = std::vector<std::vector<float>>;
+
+Results run_ops() {
+  manual_seed(1);
+  Tensor a = randn({300, 500}, {.requires_grad = true});
+  Tensor b = randn({300, 500}, {.requires_grad = true});
+  Tensor q = randn({128, 64, 32}, {.requires_grad = true});
+  Tensor k = randn({128, 32, 64}, {.requires_grad = true});
+  Results out;
+  auto keep = [&](const Tensor& t) { out.push_back(t.to_vector<float>()); };
+  const Tensor sum = (a * b + a).relu().exp().softmax(-1).sum(1);
+  Generator generator(5);
+  const Tensor dropped = nn::functional::dropout(a, 0.2, true, generator);
+  const Tensor scores = matmul(q, k);
+  (sum.sum() + dropped.sum(0).sum() + (scores * scores).sum()).backward();
+  for (const Tensor& t : {sum, dropped, scores, a.grad(), b.grad(), q.grad(), k.grad()}) keep(t);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(parallel)
+
+BOOST_AUTO_TEST_CASE(set_num_threads_sets_what_get_num_threads_reports) {
+  ThreadCount restore;
+  BOOST_TEST(get_num_threads() >= 1);
+  set_num_threads(3);
+  BOOST_TEST(get_num_threads() == 3);
+  set_num_threads(1);
+  BOOST_TEST(get_num_threads() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(set_num_threads_refuses_fewer_than_one_thread) {
+  BOOST_CHECK_EXCEPTION(set_num_threads(0), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()) == "set_num_threads: expected a positive number of threads, got 0";
+  });
+}
+
+BOOST_AUTO_TEST_CASE(parallel_for_covers_every_index_once_in_contiguous_pieces) {
+  ThreadCount restore;
+  struct Case {
+    int threads;
+    int64_t n, grain, pieces;  // pieces expected: min(threads, ceil(n / grain)), 1 if n <= grain
+  };
+  for (const Case c : {Case{1, 100000, 10, 1}, Case{2, 100000, 10, 2}, Case{3, 100000, 10, 3},
+                       Case{3, 25, 10, 3}, Case{3, 15, 10, 2}, Case{2, 10, 10, 1}, Case{4, 0, 1, 1}}) {
+    BOOST_TEST_CONTEXT(c.threads << " threads, n " << c.n << ", grain " << c.grain) {
+      set_num_threads(c.threads);
+      BOOST_TEST(detail::parallel_pieces(c.n, c.grain) == c.pieces);
+      std::vector<std::atomic<int>> seen(static_cast<size_t>(c.n));
+      std::atomic<int> calls{0};
+      detail::parallel_for(c.n, c.grain, [&](int64_t begin, int64_t end) {
+        ++calls;
+        for (int64_t i = begin; i < end; ++i) ++seen[static_cast<size_t>(i)];
+      });
+      int64_t wrong = 0;
+      for (const auto& count : seen) wrong += count != 1 ? 1 : 0;
+      BOOST_TEST(wrong == 0);
+      BOOST_TEST(calls == (c.n == 0 ? 0 : c.pieces));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(an_exception_in_a_piece_reaches_the_caller) {
+  ThreadCount restore;
+  set_num_threads(2);
+  auto throw_in_last_piece = [](int64_t, int64_t end) {
+    if (end == 100000) throw std::runtime_error("piece failed");
+  };
+  BOOST_CHECK_THROW(detail::parallel_for(100000, 10, throw_in_last_piece), std::runtime_error);
+  // The pool still works afterwards.
+  std::atomic<int64_t> total{0};
+  detail::parallel_for(100000, 10, [&](int64_t begin, int64_t end) { total += end - begin; });
+  BOOST_TEST(total == 100000);
+}
+
+BOOST_AUTO_TEST_CASE(a_nested_loop_runs_on_the_thread_of_its_piece) {
+  ThreadCount restore;
+  set_num_threads(2);
+  std::atomic<int> inner_pieces{0};
+  detail::parallel_for(100000, 10, [&](int64_t, int64_t) {
+    BOOST_CHECK(detail::parallel_pieces(100000, 10) == 1);
+    detail::parallel_for(100000, 10, [&](int64_t, int64_t) { ++inner_pieces; });
+  });
+  BOOST_TEST(inner_pieces == 2);  // one inner loop per outer piece, each in one piece
+}
+
+BOOST_AUTO_TEST_CASE(ops_give_the_same_numbers_at_1_2_and_3_threads) {
+  ThreadCount restore;
+  set_num_threads(1);
+  const Results one = run_ops();
+  for (const int threads : {2, 3}) {
+    BOOST_TEST_CONTEXT(threads << " threads") {
+      set_num_threads(threads);
+      const Results many = run_ops();
+      BOOST_TEST_REQUIRE(many.size() == one.size());
+      for (size_t r = 0; r < one.size(); ++r) {
+        BOOST_TEST_CONTEXT("result " << r) {
+          BOOST_TEST(many[r] == one[r], boost::test_tools::per_element());
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_sum_over_everything_differs_between_thread_counts_by_rounding_only) {
+  ThreadCount restore;
+  manual_seed(2);
+  const Tensor x = randn({1000, 1000});
+  double exact = 0;  // in double, in order: the reference
+  for (const float v : x.to_vector<float>()) exact += v;
+  for (const int threads : {1, 2, 3}) {
+    set_num_threads(threads);
+    const float first = x.sum().item<float>();
+    BOOST_TEST(x.sum().item<float>() == first);  // the same pieces each time
+    BOOST_TEST(first == static_cast<float>(exact), boost::test_tools::tolerance(1e-6f));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
