@@ -7,6 +7,7 @@
 // exactly once, after all its uses have added their share of its gradient.
 //
 // Anomaly detection (autograd/anomaly.hpp) lives here too: it is one more check in the walk.
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <string>
@@ -27,21 +28,22 @@ namespace {
 // Tensors reachable from `root` through grad_fn inputs that require grad, each listed after every
 // tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit
 // stack, so a chain of 100,000 ops cannot overflow the call stack.
-std::vector<TensorImpl*> topological_order(const Tensor& root) {
-  std::vector<TensorImpl*> order;
+std::vector<Tensor> topological_order(const Tensor& root) {
+  std::vector<Tensor> order;
   std::unordered_set<TensorImpl*> visited;
-  std::vector<std::pair<TensorImpl*, size_t>> stack;  // (tensor, next input to visit)
-  stack.emplace_back(root.impl(), 0);
+  std::vector<std::pair<Tensor, size_t>> stack;  // (tensor, next input to visit)
+  stack.emplace_back(root, 0);
   visited.insert(root.impl());
   while (!stack.empty()) {
     auto& [tensor, next] = stack.back();
-    const Node* node = tensor->grad_fn.get();
+    const Node* node = tensor.impl()->grad_fn.get();
     if (node && next < node->inputs.size()) {
-      TensorImpl* input = node->inputs[next++].impl();
-      if (input && input->requires_grad && visited.insert(input).second) stack.emplace_back(input, 0);
+      const Tensor& input = node->inputs[next++];
+      if (input.defined() && input.requires_grad() && visited.insert(input.impl()).second)
+        stack.emplace_back(input, 0);
       continue;
     }
-    order.push_back(tensor);  // all inputs done: post-order
+    order.push_back(std::move(tensor));  // all inputs done: post-order
     stack.pop_back();
   }
   return order;
@@ -79,7 +81,31 @@ void check_versions(const Node& node) {
   }
 }
 
+// The leaf's grad() now holds this backward's whole gradient. A copy of the list, so a hook may
+// remove itself (or register another, which runs from the next backward on).
+void run_post_accumulate_grad_hooks(Tensor& leaf) {
+  const auto hooks = leaf.impl()->post_accumulate_grad_hooks;
+  for (const auto& [id, hook] : hooks) hook(leaf);
+}
+
 }  // namespace
+
+RemovableHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
+  check<std::runtime_error>(defined() && requires_grad(), "register_post_accumulate_grad_hook: cannot register a "
+                            "hook on a tensor that does not require grad");
+  check<std::runtime_error>(is_leaf(), "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                            "registered on non-leaf tensors (this one was made by ", grad_fn()->name, ")");
+  static std::atomic<int64_t> next_id = 0;
+  const int64_t id = next_id++;
+  impl_->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));
+  return RemovableHandle(impl_, id);
+}
+
+void RemovableHandle::remove() {
+  const std::shared_ptr<TensorImpl> tensor = tensor_.lock();
+  if (!tensor) return;
+  std::erase_if(tensor->post_accumulate_grad_hooks, [this](const auto& entry) { return entry.first == id_; });
+}
 
 Node::~Node() {
   // Take over the nodes only we keep alive (through inputs only we hold), and destroy them one at
@@ -117,12 +143,12 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   }
 
   NoGradGuard no_grad;  // backward functions compute on data; nothing they do is recorded
-  const std::vector<TensorImpl*> order = topological_order(*this);
+  std::vector<Tensor> order = topological_order(*this);
   std::unordered_map<TensorImpl*, Tensor> grads;  // gradient of each tensor still to be consumed
   grads[impl()] = seed;
 
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    TensorImpl* tensor = *it;
+    TensorImpl* tensor = it->impl();
     auto found = grads.find(tensor);
     if (found == grads.end()) continue;  // nothing flowed here
     Tensor grad = std::move(found->second);
@@ -131,6 +157,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
     // A leaf's gradient goes nowhere else, so it may become the .grad itself; a retained
     // non-leaf's gradient still flows on into its node below.
     if (!tensor->grad_fn || tensor->retains_grad) accumulate(tensor->grad, grad, /*may_steal=*/!tensor->grad_fn);
+    if (!tensor->post_accumulate_grad_hooks.empty()) run_post_accumulate_grad_hooks(*it);
     Node* node = tensor->grad_fn.get();
     if (!node) continue;
     check<std::runtime_error>(static_cast<bool>(node->backward), "backward: trying to backward through the graph "
