@@ -93,8 +93,9 @@ void run_post_accumulate_grad_hooks(Tensor& leaf) {
 RemovableHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
   check<std::runtime_error>(defined() && requires_grad(), "register_post_accumulate_grad_hook: cannot register a "
                             "hook on a tensor that does not require grad");
-  check<std::runtime_error>(is_leaf(), "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
-                            "registered on non-leaf tensors (this one was made by ", grad_fn()->name, ")");
+  if (!is_leaf())
+    throw std::runtime_error(detail::concat("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                                            "registered on non-leaf tensors (this one was made by ", grad_fn()->name, ")"));
   static std::atomic<int64_t> next_id = 0;
   const int64_t id = next_id++;
   impl_->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));

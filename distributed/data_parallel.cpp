@@ -79,6 +79,7 @@ DistributedDataParallel::DistributedDataParallel(nn::Module& module, Distributed
   }
 
   build_buckets(options.bucket_cap_mb * 1024 * 1024);
+  ready_flags_.assign(params_.size(), false);
   for (size_t i = 0; i < params_.size(); ++i)
     hooks_.push_back(params_[i].register_post_accumulate_grad_hook([this, i](Tensor& leaf) { on_gradient_ready(i, leaf); }));
 }
@@ -131,9 +132,11 @@ void DistributedDataParallel::build_buckets(double cap_bytes) {
 void DistributedDataParallel::on_gradient_ready(size_t param, Tensor& leaf) {
   const auto start = Clock::now();
   Bucket& bucket = buckets_[bucket_of_[param]];
-  check<std::runtime_error>(!bucket.launched, "DistributedDataParallel: parameter ", names_[param],
-                            " got a second gradient in one backward before all parameters got one; every "
-                            "parameter must get a gradient in every backward");
+  check<std::runtime_error>(!ready_flags_[param], "DistributedDataParallel: ", names_[param], " got a gradient "
+                            "again, but the previous backward gave gradients to only ", ready_, " of ", params_.size(),
+                            " parameters, so their average was never taken (is a parameter unused in forward?); "
+                            "every parameter must get a gradient in every backward");
+  ready_flags_[param] = true;
   const double share = 1.0 / get_world_size();
   const int64_t offset = bucket.offsets[slot_of_[param]];
   dispatch_floating(leaf.dtype(), "DistributedDataParallel", [&]<typename T>() {
@@ -174,6 +177,7 @@ void DistributedDataParallel::finish_backward() {
     bucket.pending = bucket.params.size();
   }
   ready_ = 0;
+  ready_flags_.assign(params_.size(), false);
   stats_.backwards += 1;
   stats_.seconds += seconds_since(start);
 }

@@ -44,9 +44,12 @@ struct DistributedDataParallelOptions {
 /// Averages a module's gradients across the ranks during each backward
 /// (`torch.nn.parallel.DistributedDataParallel(module)`). It refers to the module, which must
 /// outlive it, and registers a hook on each of its parameters that require grad, removed again by
-/// the destructor. Every parameter must receive a gradient in every backward (PyTorch's default,
-/// find_unused_parameters=False). Every rank must build it on a module of the same architecture,
-/// and run the same number of forwards and backwards.
+/// the destructor. The hooks do the work, so a model whose forward takes other arguments (the
+/// GPT's `forward(idx, targets)`) may be called directly instead of through operator().
+/// Every parameter must receive a gradient in every backward (PyTorch's default,
+/// find_unused_parameters=False): when one did not, the next forward through operator() or the
+/// next backward throws std::runtime_error. Every rank must build it on a module of the same
+/// architecture, and run the same number of backwards.
 class DistributedDataParallel {
  public:
   /// Copies rank 0's parameters (and buffers) to every rank and prepares the buckets. A collective:
@@ -103,6 +106,7 @@ class DistributedDataParallel {
   std::vector<size_t> bucket_of_;  // per parameter: its bucket
   std::vector<size_t> slot_of_;    // per parameter: its place in the bucket
   size_t ready_ = 0;               // gradients copied in this backward
+  std::vector<bool> ready_flags_;  // per parameter: copied in this backward
   Stats stats_;
 };
 

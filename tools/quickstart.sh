@@ -15,6 +15,8 @@ case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo
 packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev
           libbenchmark-dev clang libclang-rt-14-dev)
 [ "$verb" != demo ] && packages+=(doxygen)   # the suite checks that the reference pages build without warnings
+# distributed/ (data parallelism over MPI) and its tests, which run two ranks under mpiexec.
+[ "$verb" = test ] && packages+=(libboost-mpi-dev openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -28,8 +30,11 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
+# The test verb insists on distributed/: a build that silently left it out would test less.
+configure_flags=()
+[ "$verb" = test ] && configure_flags+=(-DMINIGRAD_WITH_MPI=ON)
 build() {  # build PRESET [TARGET]
-  cmake --preset "$1" >/dev/null
+  cmake --preset "$1" "${configure_flags[@]}" >/dev/null
   cmake --build --preset "$1" -j "$jobs" ${2:+--target "$2"}
 }
 

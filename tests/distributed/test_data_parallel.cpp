@@ -177,6 +177,10 @@ BOOST_AUTO_TEST_CASE(a_parameter_without_gradient_stops_the_next_forward_with_a_
   BOOST_CHECK_EXCEPTION(ddp(ones({1, 2})), std::runtime_error, [](const std::exception& e) {
     return message_contains(e, "the previous backward gave gradients to 2 of 4 parameters");
   });
+  // Called directly, the module runs, and the next backward stops at the first repeated gradient.
+  BOOST_CHECK_EXCEPTION(model(ones({1, 2})).sum().backward(), std::runtime_error, [](const std::exception& e) {
+    return message_contains(e, "got a gradient again, but the previous backward gave gradients to only 2 of 4");
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
