@@ -9,8 +9,8 @@
 
 #include "autograd/dtype.hpp"
 #include "autograd/gradcheck.hpp"
-#include "autograd/graph.hpp"
+#include "autograd/machinery/graph.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "autograd/storage.hpp"
+#include "autograd/machinery/storage.hpp"
 #include "autograd/tensor.hpp"

@@ -6,7 +6,7 @@
 // Ordering the nodes so that every tensor comes after all tensors that use it lets each node run
 // exactly once, after all its uses have added their share of its gradient.
 //
-// Anomaly detection (autograd/anomaly.hpp) lives here too: it is one more check in the walk.
+// Anomaly detection (autograd/machinery/anomaly.hpp) lives here too: it is one more check in the walk.
 #include <atomic>
 #include <cassert>
 #include <cmath>
@@ -15,7 +15,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "autograd/anomaly.hpp"
+#include "autograd/machinery/anomaly.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/vector_math.hpp"
+#include "autograd/machinery/vector_math.hpp"
 
 namespace minigrad {
 
@@ -174,7 +174,7 @@ Tensor pow(const Tensor& a, double exponent) {
 Tensor exp(const Tensor& a) {
   check_defined(a, "exp");
   Tensor out;
-  if (a.dtype() == kFloat32) {  // the common case, eight at a time (autograd/vector_math.cpp)
+  if (a.dtype() == kFloat32) {  // the common case, eight at a time (autograd/machinery/vector_math.cpp)
     out = detail::new_tensor(a.shape(), kFloat32);
     detail::exp_contiguous(a.data_ptr<float>(), out.data_ptr<float>(), a.numel());
   } else {

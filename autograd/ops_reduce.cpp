@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "autograd/op_support.hpp"
-#include "autograd/vector_math.hpp"
+#include "autograd/machinery/vector_math.hpp"
 #include "autograd/ops.hpp"
 
 namespace minigrad {

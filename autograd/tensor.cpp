@@ -14,7 +14,7 @@
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "autograd/storage.hpp"
+#include "autograd/machinery/storage.hpp"
 
 namespace minigrad {
 

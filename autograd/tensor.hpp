@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "autograd/anomaly.hpp"
+#include "autograd/machinery/anomaly.hpp"
 #include "autograd/dtype.hpp"
 
 namespace minigrad {
@@ -278,7 +278,7 @@ struct Node {
   /// does not read it: a little stricter than PyTorch.
   std::vector<std::pair<std::shared_ptr<const int64_t>, int64_t>> versions;
   /// Where the forward that recorded this node ran, noted only while anomaly detection is on
-  /// (autograd/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward
+  /// (autograd/machinery/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward
   /// of net.0 (Linear ...)"; empty otherwise.
   std::string forward_trace = detail::anomaly_note();
 

@@ -8,14 +8,18 @@ include(CMakePackageConfigHelpers)
 set_target_properties(minigrad_autograd PROPERTIES EXPORT_NAME autograd)
 set_target_properties(minigrad_nn PROPERTIES EXPORT_NAME nn)
 set_target_properties(minigrad_optim PROPERTIES EXPORT_NAME optim)
-foreach(target minigrad_autograd minigrad_nn minigrad_optim minigrad)
+set_target_properties(minigrad_data PROPERTIES EXPORT_NAME data)
+set_target_properties(minigrad_io PROPERTIES EXPORT_NAME io)
+set_target_properties(minigrad_parity PROPERTIES EXPORT_NAME parity)
+set(minigrad_libraries minigrad_autograd minigrad_nn minigrad_optim minigrad_data minigrad_io minigrad_parity)
+foreach(target ${minigrad_libraries} minigrad)
   target_include_directories(${target} INTERFACE $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
 
-install(TARGETS minigrad_autograd minigrad_nn minigrad_optim minigrad EXPORT minigradTargets
+install(TARGETS ${minigrad_libraries} minigrad EXPORT minigradTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY autograd nn optim DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(DIRECTORY autograd nn optim data io parity DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 install(FILES minigrad.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(config_dir ${CMAKE_INSTALL_LIBDIR}/cmake/minigrad)

@@ -56,6 +56,7 @@ class DistributedDataParallel {
   /// all ranks call it. Throws std::runtime_error before init_process_group(), or if the ranks'
   /// modules do not have the same parameter shapes; std::invalid_argument for bucket_cap_mb <= 0.
   explicit DistributedDataParallel(nn::Module& module, DistributedDataParallelOptions options = {});
+  /// Removes the hooks, after waiting for any all-reduce still running.
   ~DistributedDataParallel();
   DistributedDataParallel(const DistributedDataParallel&) = delete;
   DistributedDataParallel& operator=(const DistributedDataParallel&) = delete;

@@ -9,6 +9,9 @@
 // memory and across machines over the network. DistributedDataParallel (data_parallel.hpp) is
 // built on these calls.
 //
+// Built without MPI (MINIGRAD_WITH_MPI off), the same calls serve a job of one rank, so a program
+// written for several ranks still builds and runs alone; is_mpi_available() tells which it is.
+//
 // Faults: once initialised, an uncaught exception on any rank (std::terminate) and any MPI error
 // print which rank failed and end the whole job with MPI_Abort, so no rank waits forever for a
 // rank that is gone; a rank killed by a signal is noticed by mpirun, which ends the others.
@@ -23,6 +26,10 @@ namespace minigrad::distributed {
 /// How all_reduce combines the ranks' values (`torch.distributed.ReduceOp`).
 enum class ReduceOp { SUM, PRODUCT, MIN, MAX };
 
+/// True when this build talks MPI (`dist.is_mpi_available()`); false in a build configured with
+/// MINIGRAD_WITH_MPI off, where every job has one rank.
+bool is_mpi_available();
+
 /// True when this process was started by an MPI launcher (mpirun / mpiexec of Open MPI or
 /// MPICH, or srun with PMI or PMIx): it reads the environment the launcher sets, without starting
 /// MPI. A program can turn data parallelism on from this alone.
@@ -31,7 +38,8 @@ bool launched_by_mpi();
 /// Starts MPI and joins the job that mpirun started, reading rank and world size from its
 /// environment (`torch.distributed.init_process_group("mpi")`). Also installs the fault handling
 /// described at the top of this file. Calling it again does nothing. A program started without
-/// mpirun becomes a job of one rank. Throws std::runtime_error if MPI cannot start.
+/// mpirun becomes a job of one rank. Throws std::runtime_error if MPI cannot start, or if this
+/// build has no MPI and the process was started by mpirun (each copy would train alone).
 void init_process_group();
 
 /// True between init_process_group() and destroy_process_group() (`dist.is_initialized()`).
@@ -49,9 +57,11 @@ int get_world_size();
 /// that is destroyed unwaited waits in its destructor.
 class Work {
  public:
-  Work() = default;
-  ~Work();
+  Work() = default;  ///< A finished Work, with nothing to wait for.
+  ~Work();           ///< Waits if still running: the tensor must not be freed under MPI.
+  /// Takes over `other`'s collective; `other` is left finished.
   Work(Work&& other) noexcept;
+  /// Waits for this Work's own collective, then takes over `other`'s.
   Work& operator=(Work&& other) noexcept;
   Work(const Work&) = delete;
   Work& operator=(const Work&) = delete;

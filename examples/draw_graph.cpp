@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "autograd/graph.hpp"
+#include "autograd/machinery/graph.hpp"
 #include "autograd/random.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"

@@ -1,6 +1,6 @@
 // fit_digits: a network learns to read hand-written digits, and is tested on digits it never saw.
 //
-// Real data: 1,797 images of 8 x 8 pixels, each a digit 0..9 (data/digits.csv.gz, see
+// Real data: 1,797 images of 8 x 8 pixels, each a digit 0..9 (assets/digits.csv.gz, see
 // data/README.md). A fixed, seeded fifth of them is held out before training starts: the test
 // accuracy on those says how well the network reads new handwriting, which the training accuracy
 // cannot (a network can learn its training images by heart). The loop is fit_spiral's.
@@ -22,12 +22,12 @@
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "nn/activation.hpp"
-#include "nn/data.hpp"
-#include "nn/datasets.hpp"
+#include "data/dataloader.hpp"
+#include "data/datasets.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/sequential.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 
 using namespace minigrad;

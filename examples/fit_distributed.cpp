@@ -10,6 +10,7 @@
 // picture. --resume works with another number of ranks: the checkpoint is the same on every rank.
 //
 // Shape letters: B = 32 sequences (global batch), T = 64 positions, C = n_embd = 128 channels.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -18,15 +19,15 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "data/datasets.hpp"
 #include "distributed/data_parallel.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
-#include "nn/datasets.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "nn/serialize.hpp"
 #include "optim/adam.hpp"
 
 using namespace minigrad;
@@ -39,26 +40,29 @@ const int64_t n_embd = 128;     // C
 const int64_t examples = 256;   // sequences in the data set
 
 const char* usage =
-    "usage: fit_distributed [--steps N] [--lr X] [--resume] [--no-overlap] [--bucket-mb X] [--check-every N]\n"
+    "usage: fit_distributed [--steps N] [--lr X] [--resume] [--save-every N] [--no-overlap] [--bucket-mb X]\n"
+    "                       [--check-every N]\n"
     "  --steps N        optimizer steps in all (default 100)\n"
     "  --lr X           AdamW's learning rate (default 0.001)\n"
     "  --resume         continue from fit_distributed.safetensors, with any number of ranks\n"
+    "  --save-every N   checkpoint every N steps (default 25)\n"
     "  --no-overlap     all-reduce after the whole backward, not bucket by bucket during it\n"
     "  --bucket-mb X    largest bucket of gradients in MiB (default 25, PyTorch's)\n"
     "  --check-every N  check every N steps that the ranks' parameters agree (default 100)\n";
 
 int main(int argc, char** argv) try {
+  // Under mpirun, join the job; started alone, this is a job of one rank.
+  dist::init_process_group();
   support::Flags flags(argc, argv, usage);
   const int64_t steps = flags.integer("--steps", 100);
   const double lr = flags.real("--lr", 0.001);
   const bool resume = flags.is_set("--resume");
+  const int64_t save_every = flags.integer("--save-every", 25);
   const bool overlap = !flags.is_set("--no-overlap");
   const double bucket_mb = flags.real("--bucket-mb", 25);
   const int64_t check_every = flags.integer("--check-every", 100);
   flags.check_all_used();
 
-  // Under mpirun, join the job; started alone, this is a job of one rank.
-  dist::init_process_group();
   const int rank = dist::get_rank(), ranks = dist::get_world_size();
   const bool rank0 = rank == 0;
 
@@ -115,26 +119,33 @@ int main(int argc, char** argv) try {
     if (!rank0) continue;
     history.add(step, value);
     progress.update(step, value);
-    if (step % 25 == 0 || step == steps) {
+    if (step % save_every == 0 || step == steps) {
       save_file(optimizer.state_dict(), optimizer_checkpoint);
       save(student, checkpoint, {{"step", std::to_string(step)}});  // atomic, and last: its step counts
       support::write_csv("fit_distributed_loss.csv", history);
     }
   }
+  // What the network alone costs: an all-reduce of one step's gradient bytes, after a barrier so
+  // that no rank waits for a slower one (inside backward, that waiting counts too).
+  const auto stats = ddp.stats();
+  Tensor probe = zeros({stats.bytes_per_backward / 4});
+  dist::barrier();
+  const auto probe_start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 20; ++i) dist::all_reduce(probe);
+  const double probe_ms = 1e3 / 20 * std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
   if (!rank0) return 0;
   progress.finish();
   support::write_loss_plot("fit_distributed_loss.svg", "fit_distributed: mean squared error", history);
 
-  const auto stats = ddp.stats();
   const double seconds = progress.seconds();
   const double tokens = static_cast<double>((step - start_step) * batch_size * block_size);
   std::printf(
       "fit_distributed: %d rank(s), %lld steps in %.2f s, %.0f tokens/s, final loss %.6f; all-reduce: %lld "
-      "bucket(s), %lld bytes per step, %.2f ms per step (%s)\n",
+      "bucket(s), %lld bytes per step, %.2f ms per step in backward (%s), %.3f ms alone\n",
       ranks, static_cast<long long>(step - start_step), seconds, tokens / seconds, history.losses.back(),
       static_cast<long long>(stats.buckets), static_cast<long long>(stats.bytes_per_backward),
       stats.backwards ? 1e3 * stats.seconds / static_cast<double>(stats.backwards) : 0.0,
-      overlap ? "overlapped with backward" : "after backward");
+      overlap ? "overlapped" : "after backward", probe_ms);
   return 0;
 } catch (const std::exception& error) {
   // Under mpirun the other ranks may be waiting for this one: end them all, naming this rank.

@@ -20,10 +20,10 @@
 #include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
-#include "nn/datasets.hpp"
+#include "data/datasets.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 #include "optim/scheduler.hpp"
 

@@ -20,12 +20,12 @@
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "nn/activation.hpp"
-#include "nn/data.hpp"
-#include "nn/datasets.hpp"
+#include "data/dataloader.hpp"
+#include "data/datasets.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/sequential.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 
 using namespace minigrad;

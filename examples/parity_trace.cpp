@@ -2,7 +2,7 @@
 //
 // When a C++ run and its Python notebook disagree, the first tensor that differs says where. This
 // runs one step (seed, FeedForward, random batch, mse_loss, SGD), records every parameter,
-// activation and gradient by name (nn::trace_training_step) and compares them, in order, with the
+// activation and gradient by name (parity::trace_training_step) and compares them, in order, with the
 // twin's trace: `/usr/bin/python3 tools/reference/parity_reference.py --out pytorch.safetensors`,
 // then `parity_trace --reference pytorch.safetensors` (exit status 1 if a tensor differs).
 // tools/parity/parity_trace.sh runs both sides and the comparison in one go.
@@ -14,7 +14,7 @@
 #include "examples/support/flags.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "nn/parity.hpp"
+#include "parity/parity.hpp"
 #include "optim/sgd.hpp"
 
 using namespace minigrad;
@@ -27,7 +27,7 @@ const char* const kUsage =
     "SGD(lr), as tools/reference/parity_reference.py does with the same flags, and compares the two.\n";
 
 // The twin script's step, line for line.
-nn::Trace run_step(uint64_t seed, int64_t n_embd, int64_t rows, double lr) {
+parity::Trace run_step(uint64_t seed, int64_t n_embd, int64_t rows, double lr) {
   manual_seed(seed);
   nn::FeedForward model(n_embd);
   Tensor x = randn({rows, n_embd});
@@ -36,7 +36,7 @@ nn::Trace run_step(uint64_t seed, int64_t n_embd, int64_t rows, double lr) {
   auto loss_fn = [](const Tensor& output, const Tensor& target) {
     return nn::functional::mse_loss(output, target);
   };
-  return nn::trace_training_step(model, x, y, loss_fn, [&] { optimizer.step(); });
+  return parity::trace_training_step(model, x, y, loss_fn, [&] { optimizer.step(); });
 }
 
 int main(int argc, char** argv) {
@@ -47,12 +47,12 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::stoull(flags.text("--seed", "0"));
   const int64_t n_embd = flags.integer("--n-embd", 16), rows = flags.integer("--rows", 4);
   const double lr = flags.real("--lr", 0.1);
-  const nn::ParityOptions tolerance{.atol = flags.real("--atol", 1e-5), .rtol = flags.real("--rtol", 1e-4)};
+  const parity::ParityOptions tolerance{.atol = flags.real("--atol", 1e-5), .rtol = flags.real("--rtol", 1e-4)};
   flags.check_all_used();
 
-  const nn::Trace ours = saved.empty() ? run_step(seed, n_embd, rows, lr) : nn::load_trace(saved);
+  const parity::Trace ours = saved.empty() ? run_step(seed, n_embd, rows, lr) : parity::load_trace(saved);
   if (!save_to.empty()) {
-    nn::save_trace(ours, save_to);
+    parity::save_trace(ours, save_to);
     std::cout << "saved " << ours.size() << " tensors to " << save_to << "\n";
   }
   if (reference.empty()) {
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  const nn::ParityReport report = nn::compare_traces(ours, nn::load_trace(reference), tolerance);
-  std::cout << nn::to_string(report);
+  const parity::ParityReport report = parity::compare_traces(ours, parity::load_trace(reference), tolerance);
+  std::cout << parity::to_string(report);
   return report.agrees() ? 0 : 1;
 }

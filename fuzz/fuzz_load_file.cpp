@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
 namespace {
 

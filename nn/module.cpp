@@ -20,7 +20,7 @@
 #include <typeinfo>
 #include <unordered_set>
 
-#include "autograd/anomaly.hpp"
+#include "autograd/machinery/anomaly.hpp"
 #include "autograd/op_support.hpp"
 
 namespace minigrad::nn {

@@ -201,7 +201,7 @@ class ModuleError {
 /// While alive, records the output of every module called through operator() on this thread, as
 /// (its path(), the output detached), in the order the calls return: inner modules before the
 /// modules that called them. It collects what a forward hook on every module collects in PyTorch
-/// (`module.register_forward_hook`); the parity trace (nn/parity.hpp) names activations with it.
+/// (`module.register_forward_hook`); the parity trace (parity/parity.hpp) names activations with it.
 /// Recorders nest: only the innermost one records.
 class OutputRecorder {
  public:

@@ -3,7 +3,7 @@
 // Not part of minigrad: the examples' way of keeping their numbers. write_csv writes columns of
 // numbers under a header line, each in the shortest text that reads back as the same double, so
 // nothing is lost. read_csv_columns reads such a file back with minigrad's own CSV reader
-// (nn/csv.hpp), which is how an example that resumes from a checkpoint continues its curve.
+// (data/csv.hpp), which is how an example that resumes from a checkpoint continues its curve.
 #pragma once
 
 #include <charconv>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "nn/csv.hpp"
+#include "data/csv.hpp"
 
 namespace support {
 

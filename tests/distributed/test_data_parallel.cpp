@@ -9,16 +9,16 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "data/dataloader.hpp"
+#include "data/datasets.hpp"
 #include "distributed/data_parallel.hpp"
 #include "distributed/distributed.hpp"
-#include "nn/data.hpp"
-#include "nn/datasets.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"

@@ -414,14 +414,14 @@ BOOST_AUTO_TEST_CASE(data_spellings_run) {
 
   InDirectory repo(kSource);  // the data paths below are relative to the repository
   {
-    auto [x, y] = data::load_iris("data/iris.csv");
+    auto [x, y] = data::load_iris("assets/iris.csv");
     BOOST_TEST((x.shape() == Shape{150, 4} && y.max().item<int64_t>() == 2));
   }
   {
     auto [x, y] = data::make_moons(200, 0.1);
     BOOST_TEST((x.shape() == Shape{200, 2} && y.sum().item<int64_t>() == 100));
   }
-  BOOST_TEST((data::read_csv("data/iris.csv", {.skip_header = true}).shape() == Shape{150, 5}));
+  BOOST_TEST((data::read_csv("assets/iris.csv", {.skip_header = true}).shape() == Shape{150, 5}));
 }
 
 // ==== table: Checkpoints ====

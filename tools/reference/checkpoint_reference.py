@@ -3,7 +3,7 @@
 Run with Debian's python3-torch 1.13.1 from the repository root:
 
     /usr/bin/python3 tools/reference/checkpoint_reference.py
-        trains the lesson's FeedForward for a few SGD steps and writes, for tests/nn/test_serialize.cpp,
+        trains the lesson's FeedForward for a few SGD steps and writes, for tests/io/test_safetensors.cpp,
         tests/fixtures/feedforward_pytorch.safetensors  its state_dict
         tests/fixtures/feedforward_pytorch.json         its outputs for the fixed input, and how it was made
         tests/fixtures/safetensors_corpus/*.safetensors small valid and damaged files (a fuzzer's seeds)

@@ -1,4 +1,4 @@
-"""Golden values for minigrad's data loading (nn/data.hpp, nn/datasets.hpp), from real PyTorch.
+"""Golden values for minigrad's data loading (data/dataloader.hpp, data/datasets.hpp), from real PyTorch.
 
 Run with Debian's python3-torch 1.13.1 from the repository root:
 
@@ -11,9 +11,9 @@ It writes tests/fixtures/data.json with:
   (so the number of draws per epoch is checked too);
 - "loader_interleaved": the same with a draw from the loader's generator in the loop body after
   every batch, which pins down when within an epoch the loader draws;
-- "moons", "spiral", "regression": the toy data sets of nn/datasets.hpp rebuilt from the formulas
+- "moons", "spiral", "regression": the toy data sets of data/datasets.hpp rebuilt from the formulas
   and draw orders written in that header, with torch's generator and float32 arithmetic in numpy;
-- "digits_class_counts": examples per digit in data/digits.csv.gz, counted with the csv module.
+- "digits_class_counts": examples per digit in assets/digits.csv.gz, counted with the csv module.
 Floats are float32 values written with repr (exact); nothing is rounded.
 """
 

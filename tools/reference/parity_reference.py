@@ -3,7 +3,7 @@
 Run with Debian's python3-torch 1.13.1 from the repository root:
 
     /usr/bin/python3 tools/reference/parity_reference.py
-        writes the fixtures of tests/tools/test_parity_trace.cpp into tests/fixtures/parity/:
+        writes the fixtures of tests/parity/test_parity_trace.cpp into tests/fixtures/parity/:
           feedforward_step.safetensors                 the step as the lesson writes it
           feedforward_step_leaky_relu.safetensors      the same step with nn.LeakyReLU(0.01) where the
                                                        lesson has nn.ReLU (a learner's slip)
@@ -17,7 +17,7 @@ Run with Debian's python3-torch 1.13.1 from the repository root:
 
 The step (and examples/parity_trace.cpp, line for line): manual_seed(seed); model = FeedForward(n_embd);
 x = randn(rows, n_embd); y = randn(rows, n_embd); SGD(lr); zero_grad; loss = mse_loss(model(x), y);
-backward; step. The trace names, in order, as minigrad::nn::trace_training_step (nn/parity.hpp):
+backward; step. The trace names, in order, as minigrad::parity::trace_training_step (parity/parity.hpp):
 "input", "target", each parameter ("net.0.weight", ...), each module's output in the order forward
 hooks fire ("net.0.output", "net.1.output", "net.2.output", "net.output", "output"), "loss", each
 gradient ("net.0.weight.grad", ...), each parameter after the step ("net.0.weight.updated", ...).

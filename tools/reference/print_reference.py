@@ -1,4 +1,4 @@
-"""Golden text for minigrad's tensor printing (autograd/print.cpp), taken from real PyTorch.
+"""Golden text for minigrad's tensor printing (autograd/machinery/print.cpp), taken from real PyTorch.
 
 Run with Debian's python3-torch 1.13.1 from the repository root:
 

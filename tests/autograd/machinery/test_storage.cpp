@@ -1,4 +1,4 @@
-// Tests for the tensor memory cache (autograd/storage.cpp): a freed large block is handed to the
+// Tests for the tensor memory cache (autograd/machinery/storage.cpp): a freed large block is handed to the
 // next tensor of its size, small blocks and sanitizer builds bypass it, empty_cache empties it,
 // and a reused block never leaks old values into a factory that promises zeros.
 #include <boost/test/unit_test.hpp>
@@ -8,7 +8,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/storage.hpp"
+#include "autograd/machinery/storage.hpp"
 #include "autograd/tensor.hpp"
 
 using namespace minigrad;

@@ -1,5 +1,5 @@
 // The block cache behind every tensor's memory; see storage.hpp for why it exists.
-#include "autograd/storage.hpp"
+#include "autograd/machinery/storage.hpp"
 
 #include <algorithm>
 #include <list>

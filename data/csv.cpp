@@ -3,7 +3,7 @@
 // zlib's gzopen/gzgets read an uncompressed file unchanged, so one reading loop serves both
 // kinds of file. The values go into one flat row-major vector, which becomes the tensor at the
 // end; every line is checked against the width of the first data line as it is read.
-#include "nn/csv.hpp"
+#include "data/csv.hpp"
 
 #include <zlib.h>
 

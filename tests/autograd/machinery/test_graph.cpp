@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/graph.hpp"
+#include "autograd/machinery/graph.hpp"
 #include "autograd/ops.hpp"
 #include "nn/feedforward.hpp"
 

@@ -3,7 +3,7 @@
 // One walk from the root with an explicit stack (no recursion, so a 100,000-op chain draws as
 // well as a 3-op one) numbers every tensor the first time it is met and notes one arrow per
 // (input, op) pair; then the boxes are printed in number order, then the arrows.
-#include "autograd/graph.hpp"
+#include "autograd/machinery/graph.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
-// Tests for data loading: TensorDataset and DataLoader (nn/data.hpp), read_csv (nn/csv.hpp) and
-// the data sets (nn/datasets.hpp).
+// Tests for data loading: TensorDataset and DataLoader (data/dataloader.hpp), read_csv (data/csv.hpp) and
+// the data sets (data/datasets.hpp).
 // The fixture tests/fixtures/data.json comes from tools/reference/data_reference.py (PyTorch
 // 1.13.1): DataLoader's batch order over 3 epochs for many seeds, sizes and options, and the toy
 // data sets rebuilt in PyTorch from the formulas of datasets.hpp; both must agree exactly. The
@@ -24,9 +24,9 @@
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "fixture.hpp"
-#include "nn/csv.hpp"
-#include "nn/data.hpp"
-#include "nn/datasets.hpp"
+#include "data/csv.hpp"
+#include "data/dataloader.hpp"
+#include "data/datasets.hpp"
 
 namespace {
 
@@ -339,7 +339,7 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
   // The first 2000 bytes of a gzip file: decompression runs out of data in the middle.
   std::string digits;
   {
-    std::ifstream in(repo_file("data/digits.csv.gz"), std::ios::binary);
+    std::ifstream in(repo_file("assets/digits.csv.gz"), std::ios::binary);
     digits.assign(2000, '\0');
     in.read(digits.data(), 2000);
   }
@@ -369,7 +369,7 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
 // ---- real data sets ------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(load_iris_gives_150_flowers_of_3_classes) {
-  const auto [x, y] = data::load_iris(repo_file("data/iris.csv"));
+  const auto [x, y] = data::load_iris(repo_file("assets/iris.csv"));
   BOOST_TEST(x.shape() == Shape({150, 4}));
   BOOST_TEST(x.dtype() == kFloat32);
   BOOST_TEST(y.shape() == Shape({150}));
@@ -385,7 +385,7 @@ BOOST_AUTO_TEST_CASE(load_iris_gives_150_flowers_of_3_classes) {
 }
 
 BOOST_AUTO_TEST_CASE(load_digits_gives_1797_images_with_known_class_counts) {
-  const auto [x, y] = data::load_digits(repo_file("data/digits.csv.gz"));
+  const auto [x, y] = data::load_digits(repo_file("assets/digits.csv.gz"));
   BOOST_TEST(x.shape() == Shape({1797, 64}));
   BOOST_TEST(x.dtype() == kFloat32);
   BOOST_TEST(y.shape() == Shape({1797}));

@@ -1,9 +1,9 @@
-// Tests for nn/serialize.hpp, checkpoints in the safetensors format. Round trips of every dtype
+// Tests for io/safetensors.hpp, checkpoints in the safetensors format. Round trips of every dtype
 // (0-d and empty tensors, NaN, metadata); the bytes of tiny files, worked out by hand and from
 // safetensors' own test vectors; the PyTorch-trained FeedForward of
 // tools/reference/checkpoint_reference.py, loaded (outputs within 1e-5) and saved again byte for
 // byte; loads that do not fit the model; every kind of damaged file; saves killed at random moments.
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -28,7 +28,7 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "fixture_support.hpp"
+#include "nn/fixture_support.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/linear.hpp"
 #include "optim/sgd.hpp"

@@ -1,7 +1,7 @@
 // The data sets of datasets.hpp. The real ones are a CSV table split into features and class;
 // the toy ones are a formula evaluated in double and rounded to float32, plus noise drawn from
 // the Generator in the order the header states (a PyTorch script replays the same draws).
-#include "nn/datasets.hpp"
+#include "data/datasets.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "autograd/op_support.hpp"
-#include "nn/csv.hpp"
+#include "data/csv.hpp"
 
 namespace minigrad::data {
 

@@ -3,7 +3,7 @@
 // A batch is built without a tensor per row: for each dataset tensor, one new [B, ...] tensor is
 // allocated and each chosen row (a contiguous block of bytes in row-major storage) is copied in.
 // An epoch is a list of row indices (0..N-1, or a random permutation), cut into batches of B.
-#include "nn/data.hpp"
+#include "data/dataloader.hpp"
 
 #include <cstring>
 #include <numeric>

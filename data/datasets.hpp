@@ -24,14 +24,14 @@ struct Examples {
   Tensor y;  ///< targets [N] (class labels, int64) or [N, ...] (values to regress)
 };
 
-/// Fisher's iris flowers (data/iris.csv, header line `150,4,setosa,versicolor,virginica`):
+/// Fisher's iris flowers (assets/iris.csv, header line `150,4,setosa,versicolor,virginica`):
 /// x [150, 4] float32 (sepal length, sepal width, petal length, petal width, in cm),
 /// y [150] int64 (0 setosa, 1 versicolor, 2 virginica). Mirrors sklearn.datasets.load_iris.
 /// Throws std::runtime_error as read_csv, and for a file without 5 columns or a class that is
 /// not an integer 0..2 (naming the file and the data row).
 Examples load_iris(const std::string& path);
 
-/// Hand-written digits (data/digits.csv.gz, no header): x [1797, 64] float32, the 8x8 image row
+/// Hand-written digits (assets/digits.csv.gz, no header): x [1797, 64] float32, the 8x8 image row
 /// by row as pixel counts 0..16; y [1797] int64, the digit 0..9. Mirrors
 /// sklearn.datasets.load_digits. Throws std::runtime_error as read_csv, and for a file without
 /// 65 columns or a digit that is not an integer 0..9 (naming the file and the data row).

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/anomaly.hpp"
+#include "autograd/machinery/anomaly.hpp"
 #include "autograd/ops.hpp"
 #include "nn/linear.hpp"
 #include "nn/module.hpp"

@@ -1,4 +1,4 @@
-// Tests for printing tensors (autograd/print.cpp) against the text real PyTorch 1.13.1 prints.
+// Tests for printing tensors (autograd/machinery/print.cpp) against the text real PyTorch 1.13.1 prints.
 // The fixture tests/fixtures/print.json comes from tools/reference/print_reference.py: each case
 // gives a tensor's dtype, shape, flat values and autograd state, and str(tensor) from PyTorch.
 // Here each case is rebuilt with minigrad's factories (and `+ zeros` for the cases printed with

@@ -3,7 +3,7 @@
 // temporary file, rename it over the old one) and loading (check every number of the header
 // against the file, then allocate and read). The loader treats the file as hostile: it trusts no
 // size it has not compared with the file's own size first.
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -10,7 +10,7 @@
 // Accuracy: within 3 ulp of the exact e^x over every float32 input checked (step 97 through the
 // bit patterns), against 1 ulp for scalar expf; special values as expf (e^-inf = 0, e^inf = inf,
 // nan stays nan, overflow to inf, underflow to 0 or a subnormal).
-#include "autograd/vector_math.hpp"
+#include "autograd/machinery/vector_math.hpp"
 
 #include <immintrin.h>
 

@@ -4,7 +4,7 @@
 // every tensor taken between them; module outputs come from an OutputRecorder (nn/module.hpp).
 // The comparison walks our trace in order and stops at nothing: the report lists every tensor,
 // and first_divergence() picks the earliest one that disagrees.
-#include "nn/parity.hpp"
+#include "parity/parity.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -14,9 +14,9 @@
 #include <stdexcept>
 
 #include "autograd/op_support.hpp"
-#include "nn/serialize.hpp"
+#include "io/safetensors.hpp"
 
-namespace minigrad::nn {
+namespace minigrad::parity {
 
 using minigrad::detail::check;
 
@@ -55,17 +55,17 @@ double max_abs_diff(const Tensor& a, const Tensor& b, const ParityOptions& optio
 
 }  // namespace
 
-Trace trace_training_step(Module& model, const Tensor& input, const Tensor& target,
+Trace trace_training_step(nn::Module& model, const Tensor& input, const Tensor& target,
                           const std::function<Tensor(const Tensor& output, const Tensor& target)>& loss_fn,
                           const std::function<void()>& step) {
   Trace trace{{"input", copy_of(input)}, {"target", copy_of(target)}};
-  const NamedTensors parameters = model.named_parameters();
+  const nn::NamedTensors parameters = model.named_parameters();
   for (const auto& [name, parameter] : parameters) trace.emplace_back(name, copy_of(parameter));
 
   model.zero_grad();
   Tensor loss;
   {
-    OutputRecorder recorder;
+    nn::OutputRecorder recorder;
     const Tensor output = model(input);
     std::map<std::string, int> calls;  // a module called again gets "#2", "#3", ...
     for (const auto& [path, value] : recorder.outputs()) {
@@ -98,7 +98,7 @@ void save_trace(const Trace& trace, const std::string& path) {
 }
 
 Trace load_trace(const std::string& path) {
-  const NamedTensors tensors = load_file(path);
+  const nn::NamedTensors tensors = load_file(path);
   const Metadata metadata = load_metadata(path);
   auto found = metadata.find("trace_order");
   if (found == metadata.end()) return tensors;
@@ -167,4 +167,4 @@ std::string to_string(const ParityReport& report) {
   return out.str();
 }
 
-}  // namespace minigrad::nn
+}  // namespace minigrad::parity

@@ -14,10 +14,10 @@
 
 #include "nn/module.hpp"
 
-namespace minigrad::nn {
+namespace minigrad::parity {
 
 /// (name, tensor) in the order a training step made them.
-using Trace = NamedTensors;
+using Trace = nn::NamedTensors;
 
 /// Runs one training step of `model` and records it. The names, which the PyTorch twin uses too:
 ///   "input", "target"                the batch
@@ -31,11 +31,11 @@ using Trace = NamedTensors;
 ///   "net.0.weight.updated", ...      every parameter after `step`
 /// In between it calls model.zero_grad(), the forward, loss_fn, backward, then `step`
 /// (`[&] { optimizer.step(); }`). Every tensor is a copy, so training on does not change the trace.
-Trace trace_training_step(Module& model, const Tensor& input, const Tensor& target,
+Trace trace_training_step(nn::Module& model, const Tensor& input, const Tensor& target,
                           const std::function<Tensor(const Tensor& output, const Tensor& target)>& loss_fn,
                           const std::function<void()>& step);
 
-/// Saves a trace as a safetensors file (nn/serialize.hpp) whose metadata "trace_order" lists the
+/// Saves a trace as a safetensors file (io/safetensors.hpp) whose metadata "trace_order" lists the
 /// names in order, separated by commas. Throws std::invalid_argument for a name holding a comma,
 /// otherwise as save_file.
 void save_trace(const Trace& trace, const std::string& path);
@@ -78,4 +78,4 @@ ParityReport compare_traces(const Trace& ours, const Trace& reference, ParityOpt
 /// "first divergence: net.1.output (values differ, max abs diff 0.0123)" or "all 20 tensors agree".
 std::string to_string(const ParityReport& report);
 
-}  // namespace minigrad::nn
+}  // namespace minigrad::parity

@@ -18,8 +18,8 @@
 #include "nn/feedforward.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
-#include "nn/parity.hpp"
-#include "nn/serialize.hpp"
+#include "parity/parity.hpp"
+#include "io/safetensors.hpp"
 #include "optim/sgd.hpp"
 
 using namespace minigrad;
@@ -36,32 +36,32 @@ std::string temp_path(const std::string& name) {
 }
 
 // Our step, with the configuration the PyTorch dump records in its metadata.
-nn::Trace our_step(const Metadata& config) {
+parity::Trace our_step(const Metadata& config) {
   const int64_t n_embd = std::stoll(config.at("n_embd")), rows = std::stoll(config.at("rows"));
   manual_seed(std::stoull(config.at("seed")));
   nn::FeedForward model(n_embd, std::stoll(config.at("widen")));
   Tensor x = randn({rows, n_embd});
   Tensor y = randn({rows, n_embd});
   optim::SGD sgd(model.parameters(), {.lr = std::stod(config.at("lr"))});
-  return nn::trace_training_step(
+  return parity::trace_training_step(
       model, x, y,
       [](const Tensor& out, const Tensor& target) { return nn::functional::mse_loss(out, target); },
       [&] { sgd.step(); });
 }
 
-std::vector<std::string> names_of(const nn::Trace& trace) {
+std::vector<std::string> names_of(const parity::Trace& trace) {
   std::vector<std::string> names;
   for (const auto& [name, tensor] : trace) names.push_back(name);
   return names;
 }
 
 // A one-entry trace {name: values} in float64.
-nn::Trace one(const std::string& name, const std::vector<double>& values, Shape shape = {}) {
+parity::Trace one(const std::string& name, const std::vector<double>& values, Shape shape = {}) {
   if (shape.empty()) shape = {static_cast<int64_t>(values.size())};
   return {{name, tensor(values, shape, {.dtype = kFloat64})}};
 }
 
-nn::Trace join(nn::Trace a, const nn::Trace& b) {
+parity::Trace join(parity::Trace a, const parity::Trace& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
@@ -74,11 +74,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 BOOST_AUTO_TEST_SUITE(parity_trace)
 
 BOOST_AUTO_TEST_CASE(feedforward_step_agrees_with_pytorch_tensor_by_tensor) {
-  const nn::Trace reference = nn::load_trace(fixture("feedforward_step.safetensors"));
-  const nn::Trace ours = our_step(load_metadata(fixture("feedforward_step.safetensors")));
+  const parity::Trace reference = parity::load_trace(fixture("feedforward_step.safetensors"));
+  const parity::Trace ours = our_step(load_metadata(fixture("feedforward_step.safetensors")));
   BOOST_TEST(names_of(ours) == names_of(reference), boost::test_tools::per_element());
-  const nn::ParityReport report = nn::compare_traces(ours, reference);
-  BOOST_TEST(report.agrees(), nn::to_string(report));
+  const parity::ParityReport report = parity::compare_traces(ours, reference);
+  BOOST_TEST(report.agrees(), parity::to_string(report));
   BOOST_TEST(report.tensors.size() == 20u);
 }
 
@@ -103,19 +103,19 @@ BOOST_AUTO_TEST_CASE(trace_names_follow_the_order_the_step_makes_them) {
                                              "net.0.bias.updated",
                                              "net.2.weight.updated",
                                              "net.2.bias.updated"};
-  const nn::Trace ours =
+  const parity::Trace ours =
       our_step({{"seed", "1"}, {"n_embd", "2"}, {"widen", "4"}, {"rows", "3"}, {"lr", "0.5"}});
   BOOST_TEST(names_of(ours) == expected, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(perturbed_pytorch_dumps_are_caught_at_the_right_tensor) {
-  const nn::Trace ours = our_step(load_metadata(fixture("feedforward_step.safetensors")));
+  const parity::Trace ours = our_step(load_metadata(fixture("feedforward_step.safetensors")));
   for (const std::string file :
        {"feedforward_step_leaky_relu.safetensors", "feedforward_step_perturbed_grad.safetensors"}) {
     BOOST_TEST_CONTEXT(file) {
       const Metadata expected = load_metadata(fixture(file));
-      const nn::ParityReport report = nn::compare_traces(ours, nn::load_trace(fixture(file)));
-      const nn::TensorParity* first = report.first_divergence();
+      const parity::ParityReport report = parity::compare_traces(ours, parity::load_trace(fixture(file)));
+      const parity::TensorParity* first = report.first_divergence();
       BOOST_REQUIRE(first != nullptr);
       BOOST_TEST(first->name == expected.at("expected_first_divergence"));
       BOOST_TEST(first->problem == "values differ");
@@ -128,12 +128,12 @@ BOOST_AUTO_TEST_CASE(perturbed_pytorch_dumps_are_caught_at_the_right_tensor) {
 BOOST_AUTO_TEST_CASE(compare_traces_names_the_first_tensor_beyond_tolerance) {
   struct Case {
     const char* name;
-    nn::Trace ours, reference;
+    parity::Trace ours, reference;
     std::string first;  // "" when all agree
     double max_abs_diff;
     std::string problem;
   };
-  const nn::Trace a = one("a", {1.0, 2.0});
+  const parity::Trace a = one("a", {1.0, 2.0});
   const std::vector<Case> cases = {
       {"identical", join(a, one("b", {3.0})), join(a, one("b", {3.0})), "", 0, ""},
       {"second differs", join(a, one("b", {3.0, 4.0})), join(a, one("b", {3.0, 4.25})), "b", 0.25,
@@ -151,8 +151,8 @@ BOOST_AUTO_TEST_CASE(compare_traces_names_the_first_tensor_beyond_tolerance) {
   };
   for (const Case& c : cases) {
     BOOST_TEST_CONTEXT(c.name) {
-      const nn::ParityReport report = nn::compare_traces(c.ours, c.reference);
-      const nn::TensorParity* first = report.first_divergence();
+      const parity::ParityReport report = parity::compare_traces(c.ours, c.reference);
+      const parity::TensorParity* first = report.first_divergence();
       BOOST_TEST((first ? first->name : "") == c.first);
       if (first) {
         BOOST_TEST(first->problem == c.problem);
@@ -167,13 +167,13 @@ BOOST_AUTO_TEST_CASE(compare_traces_names_the_first_tensor_beyond_tolerance) {
 }
 
 BOOST_AUTO_TEST_CASE(report_text_lists_every_tensor_then_the_verdict) {
-  const nn::ParityReport report =
-      nn::compare_traces(join(one("a", {1.0}), one("b", {2.0})), join(one("a", {1.0}), one("b", {2.5})));
-  BOOST_TEST(nn::to_string(report) ==
+  const parity::ParityReport report =
+      parity::compare_traces(join(one("a", {1.0}), one("b", {2.0})), join(one("a", {1.0}), one("b", {2.5})));
+  BOOST_TEST(parity::to_string(report) ==
              "  ok    a  max abs diff 0\n"
              "  DIFF  b  max abs diff 0.5  (values differ)\n"
              "first divergence: b (values differ, max abs diff 0.5)\n");
-  BOOST_TEST(nn::to_string(nn::compare_traces(one("a", {1.0}), one("a", {1.0}))) ==
+  BOOST_TEST(parity::to_string(parity::compare_traces(one("a", {1.0}), one("a", {1.0}))) ==
              "  ok    a  max abs diff 0\nall 1 tensors agree\n");
 }
 
@@ -199,7 +199,7 @@ BOOST_AUTO_TEST_CASE(module_called_twice_gets_a_numbered_second_output) {
   model.push_back(shared);
   model.push_back(shared);
   optim::SGD sgd(model.parameters(), {.lr = 0.1});
-  const nn::Trace trace = nn::trace_training_step(
+  const parity::Trace trace = parity::trace_training_step(
       model, ones({1, 2}), zeros({1, 2}),
       [](const Tensor& out, const Tensor& target) { return nn::functional::mse_loss(out, target); },
       [&] { sgd.step(); });
@@ -210,32 +210,32 @@ BOOST_AUTO_TEST_CASE(module_called_twice_gets_a_numbered_second_output) {
 }
 
 BOOST_AUTO_TEST_CASE(saved_trace_loads_back_in_its_order) {
-  const nn::Trace trace = join(join(one("z", {1.0, 2.0}), one("a", {3.0})), one("m.output", {4.0}));
+  const parity::Trace trace = join(join(one("z", {1.0, 2.0}), one("a", {3.0})), one("m.output", {4.0}));
   const std::string path = temp_path("roundtrip.safetensors");
-  nn::save_trace(trace, path);
-  const nn::Trace loaded = nn::load_trace(path);
+  parity::save_trace(trace, path);
+  const parity::Trace loaded = parity::load_trace(path);
   std::filesystem::remove(path);
   BOOST_TEST(names_of(loaded) == names_of(trace), boost::test_tools::per_element());
-  BOOST_TEST(nn::compare_traces(loaded, trace, {.atol = 0, .rtol = 0}).agrees());
+  BOOST_TEST(parity::compare_traces(loaded, trace, {.atol = 0, .rtol = 0}).agrees());
 }
 
 BOOST_AUTO_TEST_CASE(bad_input_throws_naming_the_function) {
   const auto message_starts = [](const std::string& start) {
     return [start](const std::exception& e) { return std::string(e.what()).rfind(start, 0) == 0; };
   };
-  BOOST_CHECK_EXCEPTION(nn::compare_traces(one("a", {1.0}), one("a", {1.0}), {.atol = -1}),
+  BOOST_CHECK_EXCEPTION(parity::compare_traces(one("a", {1.0}), one("a", {1.0}), {.atol = -1}),
                         std::invalid_argument, message_starts("compare_traces: tolerances must be >= 0"));
-  BOOST_CHECK_EXCEPTION(nn::save_trace(one("a,b", {1.0}), temp_path("comma.safetensors")),
+  BOOST_CHECK_EXCEPTION(parity::save_trace(one("a,b", {1.0}), temp_path("comma.safetensors")),
                         std::invalid_argument, message_starts("save_trace: the name \"a,b\" holds a comma"));
-  BOOST_CHECK_THROW(nn::load_trace(temp_path("no_such_file.safetensors")), std::runtime_error);
+  BOOST_CHECK_THROW(parity::load_trace(temp_path("no_such_file.safetensors")), std::runtime_error);
 
   const std::string path = temp_path("bad_order.safetensors");
   save_file(join(one("a", {1.0}), one("b", {2.0})), path, {{"trace_order", "a,c"}});
-  BOOST_CHECK_EXCEPTION(nn::load_trace(path), std::runtime_error,
+  BOOST_CHECK_EXCEPTION(parity::load_trace(path), std::runtime_error,
                         message_starts("load_trace: " + path + ": trace_order names \"c\""));
   save_file(join(one("a", {1.0}), one("b", {2.0})), path, {{"trace_order", "a"}});
   BOOST_CHECK_EXCEPTION(
-      nn::load_trace(path), std::runtime_error,
+      parity::load_trace(path), std::runtime_error,
       message_starts("load_trace: " + path + ": trace_order leaves out 1 of the file's tensors"));
   std::filesystem::remove(path);
 }

@@ -1,4 +1,4 @@
-// Tests for detail::exp_contiguous (autograd/vector_math.cpp), the vector exp behind exp and
+// Tests for detail::exp_contiguous (autograd/machinery/vector_math.cpp), the vector exp behind exp and
 // softmax: accuracy against e^x computed in double, special values, and the same result for a
 // value whatever its position in the array (the partial last block goes through the same call).
 #include <boost/test/unit_test.hpp>
@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/vector_math.hpp"
+#include "autograd/machinery/vector_math.hpp"
 
 namespace {
 
