@@ -11,6 +11,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/machinery/graph.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/ops_index.hpp"
 #include "autograd/random.hpp"
 #include "autograd/machinery/storage.hpp"
 #include "autograd/tensor.hpp"

@@ -102,6 +102,12 @@ Tensor tanh(const Tensor& a);
 /// Logistic function elementwise, in (0, 1) (`torch.sigmoid`), computed per sign so e^x never
 /// overflows. Shape and dtypes as exp.
 Tensor sigmoid(const Tensor& a);
+// sin: out = sin(a);  grad_a = grad * cos(a)
+/// Sine elementwise, a in radians (`torch.sin`). Shape and dtypes as exp.
+Tensor sin(const Tensor& a);
+// cos: out = cos(a);  grad_a = -grad * sin(a)
+/// Cosine elementwise, a in radians (`torch.cos`). Shape and dtypes as exp.
+Tensor cos(const Tensor& a);
 // clamp: out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0
 /// Each element limited to [min, max], as min(max(a, min), max): with min > max all become max;
 /// either bound may be std::nullopt (`torch.clamp`). Same shape; the dtype is a's, unless a bound
@@ -184,6 +190,54 @@ Tensor softmax(const Tensor& a, int64_t dim);
 /// and errors as softmax.
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
+// ---- statistics, scans and selections along dims (ops_stats.cpp) --------------------------------
+// var and std reduce over a list of dims (empty: all of them); the result keeps the other dims in
+// order, and with keepdim the reduced ones as size 1. N counts the elements behind each result
+// element; the divisor is max(N - correction, 0): correction 1 (unbiased, the default) is Bessel's
+// correction, 0 the plain mean of the squared deviations. Float32/float64 only.
+
+// var: out = sum (a - mean)^2 / max(N - correction, 0) over the dims;
+//   grad_a = grad * 2 (a - mean) / max(N - correction, 0)
+///@{
+/// Variance over all elements, over the list `dims`, or over one dim, as
+/// `torch.var(a, dims, correction=c, keepdim=k)` and `torch.var(a, dim, unbiased, keepdim)`
+/// (`torch.var`); a's dtype. A divisor of 0 gives inf or nan, as PyTorch. Throws
+/// std::invalid_argument for int64 and bool or a dim listed twice, std::out_of_range for a dim the
+/// tensor lacks. `var(x, {1}, 0)` picks the one-dim overload, whose 0 (unbiased = false) means the
+/// same; write a larger correction for one dim as `var(x, std::vector<int64_t>{1}, 2)`.
+Tensor var(const Tensor& a);
+Tensor var(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
+Tensor var(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
+///@}
+// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out)   (0 where out = 0, as
+// PyTorch)
+///@{
+/// Standard deviation, the square root of var, with var's arguments, dtypes and errors
+/// (`torch.std`): `minigrad::std(x, 1)` or `x.std(1)`. The function named std never hides the
+/// namespace std (`std::vector` still means the standard one, also after `using namespace
+/// minigrad`), but after that using-directive a bare `std(x)` is ambiguous: qualify it.
+Tensor std(const Tensor& a);
+Tensor std(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
+Tensor std(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
+///@}
+// cumsum: out_i = a_0 + ... + a_i along dim;  grad_a_i = grad_i + ... + grad_(n-1) (the running sum taken
+// backwards)
+/// Running sums along `dim` (`torch.cumsum`), same shape. Floating dtypes keep theirs, int64 and
+/// bool give int64, as sum. Throws std::out_of_range for a dim the tensor lacks.
+Tensor cumsum(const Tensor& a, int64_t dim);
+// topk: values = the k largest (or smallest) entries along dim, indices = their positions;
+//   grad_a = grad put back at the indices, 0 elsewhere
+/// The k largest entries along `dim` (the k smallest with largest = false) and their int64 indices,
+/// as `values, indices = torch.topk(a, k, dim, largest, sorted)` (`torch.topk`): dim's size
+/// becomes k; nan counts as larger than any number. Ties come out in PyTorch's CPU order: the same
+/// selection runs on the same (value, index) list as in PyTorch's aten/src/ATen/native/TopKImpl.h
+/// (partial_sort when k * 64 <= n, else nth_element and, if sorted, a sort of the first k - 1).
+/// Any dtype but bool; values keep it. Throws std::invalid_argument for bool, k < 0 or k above the
+/// dim's size (`topk: k = 7 is larger than dim 1 of size 5 (shape [2, 5])`), std::out_of_range
+/// for a dim the tensor lacks.
+std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true,
+                                bool sorted = true);
+
 // ---- shapes (any dtype; these move data, they do no arithmetic) -------------------------------
 
 // reshape: same elements, new shape (one size may be -1);  grad_a = grad reshaped back
@@ -234,12 +288,16 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 /// Negative indices count from the end. Throws std::out_of_range for an index or dim out of range,
 /// std::invalid_argument for a 0-d tensor.
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
-// slice: indices start..end-1 of `dim` (clamped to the size, negatives from the end, as Python's
-// a[start:end]);  grad_a = zeros with grad put back in that range
-/// Entries start..end-1 of dim `dim`, as Python's `a[start:end]` along that dim (`torch.narrow`
-/// with clamping); a copy. Throws std::out_of_range for a dim out of range, std::invalid_argument
-/// for a 0-d tensor.
-Tensor slice(const Tensor& a, int64_t dim, int64_t start, int64_t end);
+// slice: indices start, start+step, ... below end of `dim` (clamped to the size, negatives from the
+// end, as Python's a[start:end:step]);  grad_a = zeros with grad put back in those places
+/// Entries start..end-1 of dim `dim`, every step-th, as Python's `a[start:end:step]` along that dim
+/// (`torch.narrow` with clamping and a step; libtorch's `x.slice(dim, start, end, step)`); a copy. A missing start or
+/// end (std::nullopt) means the beginning or the end; negative ones count from the end, and bounds
+/// beyond the size are clamped, so `slice(x, 1, -T)` is `x[:, -T:]`. With step 1 it is recorded as
+/// SliceBackward0; a larger step goes through index_select. Throws std::out_of_range for a dim out
+/// of range, std::invalid_argument for a 0-d tensor or a step <= 0.
+Tensor slice(const Tensor& a, int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+             std::optional<int64_t> end = std::nullopt, int64_t step = 1);
 
 // ---- comparisons (not differentiable; bool results; operands broadcast) ----------------------
 

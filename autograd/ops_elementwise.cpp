@@ -236,6 +236,20 @@ Tensor sigmoid(const Tensor& a) {
   });
 }
 
+Tensor sin(const Tensor& a) {
+  Tensor out = unary_kernel(a, "sin", true, [](auto x) { return std::sin(x); });
+  return detail::record(out, "SinBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) { return g * std::cos(x); })};
+  });
+}
+
+Tensor cos(const Tensor& a) {
+  Tensor out = unary_kernel(a, "cos", true, [](auto x) { return std::cos(x); });
+  return detail::record(out, "CosBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) { return -g * std::sin(x); })};
+  });
+}
+
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   check(min || max, "clamp: at least one of min and max must be given");
   check_defined(a, "clamp");

@@ -14,6 +14,7 @@
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/ops_index.hpp"
 
 namespace minigrad {
 
@@ -372,13 +373,15 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   return narrowed(a, d, index < 0 ? index + size : index, 1, out_shape, "SelectBackward0");
 }
 
-Tensor slice(const Tensor& a, int64_t dim, int64_t start, int64_t end) {
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   check_defined(a, "slice");
   check(a.dim() > 0, "slice: cannot slice a 0-d tensor");
+  check(step > 0, "slice: step must be greater than zero, got ", step);
   const int64_t d = normalize_dim(dim, a.shape(), "slice");
   const int64_t size = a.shape()[d];
-  const int64_t from = clamp_index(start, size);
-  const int64_t to = std::max(from, clamp_index(end, size));  // start >= end: an empty dim
+  const int64_t from = start ? clamp_index(*start, size) : 0;
+  const int64_t to = std::max(from, end ? clamp_index(*end, size) : size);  // start >= end: an empty dim
+  if (step > 1) return index_select(a, d, arange(from, to, step));
   Shape out_shape = a.shape();
   out_shape[d] = to - from;
   return narrowed(a, d, from, to - from, out_shape, "SliceBackward0");

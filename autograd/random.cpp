@@ -1,4 +1,5 @@
-// Generator: PyTorch's CPU random numbers rebuilt on Boost's mt19937, draw for draw.
+// Generator: PyTorch's CPU random numbers rebuilt draw for draw on a Mersenne Twister kept as
+// torch keeps it (its state as a tensor: random_state.cpp).
 // Each fill below states the rule PyTorch 1.13.1 follows and the file it lives in (paths under
 // aten/src/ATen/). Every rule was checked against the installed torch: see
 // tools/reference/random_reference.py and tests/autograd/test_random.cpp.
@@ -9,7 +10,6 @@
 #include "autograd/random.hpp"
 
 #include <bit>
-#include <boost/random/mersenne_twister.hpp>
 #include <cmath>
 #include <numbers>
 #include <sstream>
@@ -17,15 +17,9 @@
 #include <type_traits>
 #include <utility>
 
-namespace minigrad {
+#include "autograd/random_engine.hpp"
 
-// The engine. at::mt19937 (core/MT19937RNGEngine.h) is the standard 32-bit Mersenne Twister,
-// seeded with the low 32 bits of the seed by the standard recurrence, so Boost's engine
-// produces the same words. random() is one word; random64() is two, the first as the high half
-// (CPUGeneratorImpl.cpp, make64BitsFrom32Bits).
-struct Generator::Engine {
-  boost::random::mt19937 mt;
-};
+namespace minigrad {
 
 namespace {
 
@@ -191,13 +185,15 @@ Generator::Generator(uint64_t seed) : engine_(std::make_unique<Engine>()) { manu
 Generator::Generator(const Generator& other)
     : engine_(std::make_unique<Engine>(*other.engine_)),
       seed_(other.seed_),
-      next_normal_(other.next_normal_) {}
+      next_normal_(other.next_normal_),
+      next_float_normal_(other.next_float_normal_) {}
 
 Generator& Generator::operator=(const Generator& other) {
   if (this != &other) {
     engine_ = std::make_unique<Engine>(*other.engine_);
     seed_ = other.seed_;
     next_normal_ = other.next_normal_;
+    next_float_normal_ = other.next_float_normal_;
   }
   return *this;
 }
@@ -212,13 +208,14 @@ void Generator::manual_seed(uint64_t seed) {
     engine_ = std::make_unique<Engine>();
   }
   seed_ = seed;
-  engine_->mt.seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
+  engine_->seed(static_cast<uint32_t>(seed & 0xFFFFFFFFu));
   next_normal_.reset();
+  next_float_normal_.reset();
 }
 
 uint64_t Generator::initial_seed() const { return seed_; }
 
-uint32_t Generator::random() { return static_cast<uint32_t>(engine_->mt()); }
+uint32_t Generator::random() { return (*engine_)(); }
 
 uint64_t Generator::random64() {
   const uint64_t high = random();
@@ -369,6 +366,29 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
     data[i] = unit_double(random64()) < p ? 1.0 : 0.0;
   }
 }
+
+// ---- exponential -----------------------------------------------------------------------------
+// exponential_kernel (native/cpu/DistributionKernels.cpp) without MKL, as Debian builds torch:
+// per element in memory order, exponential_distribution<double> (core/DistributionsHelper.h),
+// a double uniform u from a 64-bit draw and value = (-1 / lambd) * log(1 - u)
+// (core/TransformationHelper.h, exponential), in double, then rounded to the tensor's type.
+// Inverting the distribution function: P(X <= x) = 1 - exp(-lambd * x) = u.
+
+template <typename T>
+void exponential_fill(Generator& gen, T* data, int64_t n, double lambd) {
+  check_count("exponential_", n);
+  if (!(lambd >= 0.0)) {
+    fail("exponential_: lambd (", lambd, ") must be non-negative");
+  }
+  const double scale = -1.0 / lambd;
+  for (int64_t i = 0; i < n; ++i) {
+    data[i] = static_cast<T>(scale * std::log(1.0 - unit_double(gen.random64())));
+  }
+}
+
+void Generator::exponential(float* data, int64_t n, double lambd) { exponential_fill(*this, data, n, lambd); }
+
+void Generator::exponential(double* data, int64_t n, double lambd) { exponential_fill(*this, data, n, lambd); }
 
 // ---- the default generator -------------------------------------------------------------------
 

@@ -11,6 +11,8 @@
 #include <memory>
 #include <optional>
 
+#include "autograd/tensor.hpp"
+
 namespace minigrad {
 
 /// A pseudo-random stream: mt19937 plus the spare Box-Muller sample, as in torch.Generator
@@ -83,6 +85,27 @@ class Generator {
   /// Double-precision version of bernoulli(float*, ...); see there.
   void bernoulli(double* data, int64_t n, double p);
 
+  /// Fills data[0, n) with exponential values of rate `lambd`, density lambd * exp(-lambd * x)
+  /// (Tensor.exponential_(lambd)): one 64-bit draw per element, computed in double.
+  /// Throws std::invalid_argument if n < 0 or lambd < 0 (lambd = 0 gives inf, as in PyTorch).
+  void exponential(float* data, int64_t n, double lambd);
+  /// Double-precision version of exponential(float*, ...); see there.
+  void exponential(double* data, int64_t n, double lambd);
+
+  // ---- the state as a tensor, to save a run and resume it exactly --------------------------
+
+  /// The whole state as PyTorch lays it out (`torch.Generator.get_state()`): 5056 bytes, one per
+  /// element of a 1-d int64 tensor (minigrad has no uint8; each element is 0..255), byte for byte
+  /// what torch.get_rng_state() returns for the same seed and the same draws. Holds the seed, the
+  /// 624 Mersenne Twister words with the position in them, and the cached Box-Muller sample.
+  Tensor get_state() const;
+  /// Restores a state from get_state(), or from PyTorch's 5056-byte (or older 5048-byte) state as
+  /// int64 bytes: the draws then continue exactly as they did after that get_state()
+  /// (`torch.Generator.set_state`). Throws std::invalid_argument, leaving the generator as it
+  /// was, for an undefined tensor, a dtype other than int64, not 1-d, another size, an element
+  /// outside 0..255, or a position or word that no generator can be in.
+  void set_state(const Tensor& state);
+
  private:
   struct Engine;                               // boost::random::mt19937, kept out of this header
   double normal_one(double mean, double std);  // one Box-Muller sample, using the cache
@@ -90,6 +113,9 @@ class Generator {
   std::unique_ptr<Engine> engine_;
   uint64_t seed_ = default_seed;
   std::optional<double> next_normal_;  // the spare sample of the last Box-Muller pair
+  // torch's cached float normal: no minigrad (or torch CPU) fill reads it; kept so that
+  // get_state() returns what set_state() was given.
+  std::optional<float> next_float_normal_;
 };
 
 /// The process-wide generator behind minigrad's random factories (torch's default CPU
@@ -100,5 +126,24 @@ Generator& default_generator();
 
 /// Reseeds default_generator() (torch.manual_seed).
 void manual_seed(uint64_t seed);
+
+/// default_generator().get_state(): 5056 int64 elements, each a byte (`torch.get_rng_state()`).
+Tensor get_rng_state();
+/// default_generator().set_state(state) (`torch.set_rng_state`); throws as Generator::set_state.
+void set_rng_state(const Tensor& state);
+
+// multinomial: out[r, j] = the category drawn for row r's j-th sample (not differentiable)
+/// Draws `num_samples` category indices per row of `probs` (`torch.multinomial`), float32 or
+/// float64, [C] -> int64 [num_samples] or [R, C] -> int64 [R, num_samples]; rows need not sum to 1.
+/// Draw for draw as torch 1.13: without replacement, exponential_ fills q like probs and the
+/// samples are the num_samples largest of probs / q in each row (largest first); with
+/// replacement, one double uniform per sample located in the row's normalised cumulative sum.
+/// Throws std::invalid_argument for probs that is not 1-d or 2-d or not floating, num_samples
+/// < 1, num_samples > C without replacement, more than 2^24 categories, a negative, nan or inf
+/// probability or a row of zeros (naming the row and the value).
+///@{
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false);
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, Generator& generator);
+///@}
 
 }  // namespace minigrad

@@ -282,6 +282,16 @@ Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
   return *this;
 }
 
+Tensor& Tensor::exponential_(double lambd) { return exponential_(lambd, default_generator()); }
+
+Tensor& Tensor::exponential_(double lambd, Generator& generator) {
+  detail::check_inplace(*this, "exponential_");
+  dispatch_floating(dtype(), "exponential_",
+                    [&]<typename T>() { generator.exponential(data_ptr<T>(), numel(), lambd); });
+  detail::bump_version(*this);
+  return *this;
+}
+
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   detail::check_inplace(*this, "add_");
   detail::check_defined(other, "add_");
@@ -378,6 +388,30 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   return with_grad(out, options);
 }
 
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) {
+  check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
+  check(options.dtype != kBool,
+        "linspace: not supported for bool (as in PyTorch); use float32, float64 or int64");
+  Tensor out = detail::new_tensor({steps}, options.dtype);
+  dispatch(options.dtype, [&]<typename T>() {
+    // start and end in the result's dtype, the step in it too (double for integers), as PyTorch's
+    // linspace_kernel (aten/src/ATen/native/cpu/RangeFactoriesKernel.cpp).
+    using Step = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+    const auto first = static_cast<Step>(start.to<T>()), last = static_cast<Step>(end.to<T>());
+    T* y = out.data_ptr<T>();
+    if (steps == 1) y[0] = static_cast<T>(first);
+    if (steps <= 1) return;
+    const Step step = (last - first) / static_cast<Step>(steps - 1);
+    const int64_t halfway = steps / 2;  // the second half counts back from end, so end is exact
+    for (int64_t i = 0; i < steps; ++i) {
+      const Step value =
+          i < halfway ? first + step * static_cast<Step>(i) : last - step * static_cast<Step>(steps - i - 1);
+      y[i] = static_cast<T>(value);
+    }
+  });
+  return with_grad(out, options);
+}
+
 Tensor zeros_like(const Tensor& other) { return zeros(other.shape(), {.dtype = other.dtype()}); }
 Tensor ones_like(const Tensor& other) { return ones(other.shape(), {.dtype = other.dtype()}); }
 Tensor empty_like(const Tensor& other) { return empty(other.shape(), {.dtype = other.dtype()}); }
@@ -410,33 +444,31 @@ Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions o
   return from_values(data, shape, options);
 }
 
-Tensor tensor(List1 values, TensorOptions options) {
-  return from_values(std::vector<double>(values), {static_cast<int64_t>(values.size())}, options);
-}
-
-Tensor tensor(List2 values, TensorOptions options) {
-  std::vector<double> flat;
-  const size_t cols = values.size() ? values.begin()->size() : 0;
-  for (const List1& row : values) {
-    check(row.size() == cols, "tensor: ragged rows (", cols, " and ", row.size(), " values)");
-    flat.insert(flat.end(), row.begin(), row.end());
+namespace {
+// Appends the numbers of `list` to `flat` in row-major order; the first list seen at each depth
+// fixes that dim's size in `shape`, and every later list at that depth must match it.
+void flatten_nested(const NestedList& list, size_t depth, Shape& shape, std::vector<double>& flat) {
+  if (list.is_number()) {
+    check(depth == shape.size(), "tensor: ragged nesting (a number where a list of ", shape.size() - depth,
+          " more levels was expected)");
+    flat.push_back(list.value());
+    return;
   }
-  return from_values(flat, {static_cast<int64_t>(values.size()), static_cast<int64_t>(cols)}, options);
-}
-
-Tensor tensor(List3 values, TensorOptions options) {
-  std::vector<double> flat;
-  const size_t rows = values.size() ? values.begin()->size() : 0;
-  const size_t cols = rows ? values.begin()->begin()->size() : 0;
-  for (const List2& matrix : values) {
-    check(matrix.size() == rows, "tensor: ragged matrices (", rows, " and ", matrix.size(), " rows)");
-    for (const List1& row : matrix) {
-      check(row.size() == cols, "tensor: ragged rows (", cols, " and ", row.size(), " values)");
-      flat.insert(flat.end(), row.begin(), row.end());
-    }
+  const auto size = static_cast<int64_t>(list.items().size());
+  if (depth == shape.size()) {
+    check(flat.empty(), "tensor: ragged nesting (a list where a number was expected)");
+    shape.push_back(size);
   }
-  return from_values(
-      flat, {static_cast<int64_t>(values.size()), static_cast<int64_t>(rows), static_cast<int64_t>(cols)}, options);
+  check(shape[depth] == size, "tensor: ragged rows (", shape[depth], " and ", size, " values at depth ", depth, ")");
+  for (const NestedList& item : list.items()) flatten_nested(item, depth + 1, shape, flat);
+}
+}  // namespace
+
+Tensor tensor(const NestedList& values, TensorOptions options) {
+  Shape shape;
+  std::vector<double> flat;
+  flatten_nested(values, 0, shape, flat);
+  return from_values(flat, shape, options);
 }
 
 // ---- random factories --------------------------------------------------------------------------
@@ -477,7 +509,9 @@ Tensor randperm(int64_t n, Generator& generator, TensorOptions options) {
 
 Tensor Tensor::operator[](int64_t index) const { return minigrad::select(*this, 0, index); }
 Tensor Tensor::select(int64_t dim, int64_t index) const { return minigrad::select(*this, dim, index); }
-Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end) const { return minigrad::slice(*this, dim, start, end); }
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+  return minigrad::slice(*this, dim, start, end, step);
+}
 Tensor Tensor::reshape(const Shape& shape) const { return minigrad::reshape(*this, shape); }
 Tensor Tensor::view(const Shape& shape) const { return minigrad::view(*this, shape); }
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return minigrad::flatten(*this, start_dim, end_dim); }
@@ -497,6 +531,8 @@ Tensor Tensor::neg() const { return minigrad::neg(*this); }
 Tensor Tensor::relu() const { return minigrad::relu(*this); }
 Tensor Tensor::tanh() const { return minigrad::tanh(*this); }
 Tensor Tensor::sigmoid() const { return minigrad::sigmoid(*this); }
+Tensor Tensor::sin() const { return minigrad::sin(*this); }
+Tensor Tensor::cos() const { return minigrad::cos(*this); }
 Tensor Tensor::sum() const { return minigrad::sum(*this); }
 Tensor Tensor::sum(int64_t dim, bool keepdim) const { return minigrad::sum(*this, dim, keepdim); }
 Tensor Tensor::mean() const { return minigrad::mean(*this); }
@@ -509,6 +545,24 @@ Tensor Tensor::argmax() const { return minigrad::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return minigrad::argmax(*this, dim, keepdim); }
 Tensor Tensor::softmax(int64_t dim) const { return minigrad::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return minigrad::log_softmax(*this, dim); }
+Tensor Tensor::var() const { return minigrad::var(*this); }
+Tensor Tensor::var(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return minigrad::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::var(int64_t dim, bool unbiased, bool keepdim) const {
+  return minigrad::var(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::std() const { return minigrad::std(*this); }
+Tensor Tensor::std(const std::vector<int64_t>& dims, int64_t correction, bool keepdim) const {
+  return minigrad::std(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(int64_t dim, bool unbiased, bool keepdim) const {
+  return minigrad::std(*this, dim, unbiased, keepdim);
+}
+Tensor Tensor::cumsum(int64_t dim) const { return minigrad::cumsum(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return minigrad::topk(*this, k, dim, largest, sorted);
+}
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return minigrad::clamp(*this, min, max);
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -27,6 +28,9 @@ namespace minigrad {
 class Generator;
 struct Node;
 struct TensorImpl;
+namespace indexing {
+class TensorIndex;
+}
 class Tensor;
 
 /// What a post-accumulate-grad hook is called with: the leaf itself, its grad() complete.
@@ -182,17 +186,50 @@ class Tensor {
   Tensor& normal_(double mean = 0.0, double std = 1.0);
   Tensor& normal_(double mean, double std, Generator& generator);
   ///@}
+  /// Exponential(lambd), density lambd * exp(-lambd * x), from the default generator or the one
+  /// given (`x.exponential_(lambd, generator=g)`); floating dtypes. Throws std::invalid_argument
+  /// for lambd < 0.
+  ///@{
+  Tensor& exponential_(double lambd = 1.0);
+  Tensor& exponential_(double lambd, Generator& generator);
+  ///@}
   Tensor& add_(const Tensor& other, Scalar alpha = 1);           ///< this += alpha * other (broadcast)
+  /// this[index[i]] += alpha * source[i] along dim, repeats adding up (`x.index_add_`); shapes,
+  /// dtypes and errors as index_add (autograd/ops_index.hpp).
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
   Tensor& mul_(Scalar factor);                                   ///< this *= factor
 
   // ---- method spellings of ops (defined in ops.cpp) -----------------------------------------
   Tensor operator[](int64_t index) const;  ///< select(0, index): `x[0]`
+  /// `x[idx]` with an int64 tensor of any shape: index(x, idx) (autograd/ops_index.hpp), so a
+  /// [V, D] table indexed by [B, T] gives [B, T, D].
+  Tensor operator[](const Tensor& index) const;
+  /// Python's `x[...]` with several entries, as libtorch's `Tensor::index` (the entry types are in
+  /// autograd/ops_index.hpp, namespace minigrad::indexing):
+  /// `x.index({Slice(), Slice(-T, None)})` is `x[:, -T:]`, `x.index({Slice(), -1, Slice()})` is
+  /// `x[:, -1, :]`. Each entry is an integer (selects, removing the dim), a Slice (keeps the dim,
+  /// Python's clamping and negative bounds), None (a new size-1 dim), Ellipsis (as many `:` as
+  /// the other entries leave dims) or one int64 tensor (index_select generalised to its shape,
+  /// at most one per call). Throws std::out_of_range for an integer outside the dim, more entries
+  /// than dims, std::invalid_argument for a step <= 0, two Ellipsis or two tensors.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  /// The same with the entries in a vector.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
   /// Method spellings of the ops in autograd/ops.hpp, as PyTorch's Tensor methods: `x.sum(1)` is
   /// `sum(x, 1)`, `x.matmul(w)` is `matmul(x, w)`. Shapes, dtypes and errors are those of the free
   /// function of the same name.
   ///@{
   Tensor select(int64_t dim, int64_t index) const;
-  Tensor slice(int64_t dim, int64_t start, int64_t end) const;
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   Tensor reshape(const Shape& shape) const;
   Tensor view(const Shape& shape) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
@@ -212,6 +249,8 @@ class Tensor {
   Tensor relu() const;
   Tensor tanh() const;
   Tensor sigmoid() const;
+  Tensor sin() const;
+  Tensor cos() const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor mean() const;
@@ -224,8 +263,18 @@ class Tensor {
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+  Tensor var() const;
+  Tensor var(const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false) const;
+  Tensor var(int64_t dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor std() const;
+  Tensor std(const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false) const;
+  Tensor std(int64_t dim, bool unbiased = true, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
+  Tensor multinomial(int64_t num_samples, bool replacement, Generator& generator) const;
   bool equal(const Tensor& other) const;
   bool allclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8) const;
   ///@}
@@ -330,6 +379,14 @@ Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options);
 ///@}
+/// `steps` evenly spaced values from start to end, both included, 1-d (`torch.linspace`); float32
+/// unless options say otherwise (float64, or int64 with the values truncated toward zero). PyTorch's
+/// formula: with step = (end - start) / (steps - 1) in the result's dtype (double for int64),
+/// start + step * i for the first half and end - step * (steps - 1 - i) for the second, which puts
+/// both ends exactly. PyTorch's vectorised kernel groups the products differently (and fuses
+/// multiply-adds), so a float value may differ from PyTorch's in its last bit. Throws
+/// std::invalid_argument for steps < 0, a bool dtype, or an int64 linspace with a non-finite end.
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options = {});
 
 /// zeros, ones, empty (zeroed) or full with the shape and dtype of `other` (`torch.zeros_like`,
 /// `torch.ones_like`, `torch.empty_like`, `torch.full_like`).
@@ -349,16 +406,38 @@ Tensor tensor(const std::vector<int64_t>& data, const Shape& shape, TensorOption
 Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions options = {.dtype = kBool});
 ///@}
 
-/// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: 1-d, 2-d and 3-d; float32 unless
-/// options say otherwise. Throws std::invalid_argument for ragged rows.
+/// Numbers in nested braces, any depth: `{{1, 2}, {3, 4}}`. Each pair of braces is one dim, so
+/// `{{0}, {1}, {1}, {0}}` is a [4, 1] column (with one overload per depth it was ambiguous: `{0}`
+/// could also be the number 0). What tensor(NestedList) reads; users just write the braces.
+class NestedList {
+ public:
+  /// A number: the innermost level.
+  NestedList(double value) : value_(value), is_number_(true) {}  // NOLINT: braces must convert
+  /// One dim's worth of entries, numbers or lists.
+  NestedList(std::initializer_list<NestedList> items) : items_(items) {}
+  /// True for a number, false for a braced list.
+  bool is_number() const { return is_number_; }
+  /// The number (is_number()).
+  double value() const { return value_; }
+  /// The entries of a braced list (not is_number()).
+  const std::vector<NestedList>& items() const { return items_; }
+
+ private:
+  double value_ = 0;
+  bool is_number_ = false;
+  std::vector<NestedList> items_;
+};
+/// Older names of the nested list, one per depth; all three are NestedList.
 ///@{
-using List1 = std::initializer_list<double>;
-using List2 = std::initializer_list<List1>;
-using List3 = std::initializer_list<List2>;
-Tensor tensor(List1 values, TensorOptions options = {});
-Tensor tensor(List2 values, TensorOptions options = {});
-Tensor tensor(List3 values, TensorOptions options = {});
+using List1 = NestedList;
+using List2 = NestedList;
+using List3 = NestedList;
 ///@}
+
+/// From nested braces, as `torch.tensor([[1, 2], [3, 4]])`: any depth, a column vector
+/// `tensor({{0}, {1}, {1}, {0}})` included; a bare number gives a 0-d tensor. float32 unless
+/// options say otherwise. Throws std::invalid_argument for ragged rows (`{{1, 2}, {3}}`).
+Tensor tensor(const NestedList& values, TensorOptions options = {});
 
 // ---- random factories: same numbers as PyTorch's CPU generator for the same seed -------------
 

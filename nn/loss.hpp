@@ -4,9 +4,9 @@
 // `namespace F = minigrad::nn::functional;` and call F::cross_entropy as in Python); the modules
 // nn::MSELoss, nn::CrossEntropyLoss, ... wrap them as torch.nn does: `criterion(logits, targets)`.
 // Each loss ends with a reduction of the per-element losses: their mean (the default), their sum,
-// or none. cross_entropy, nll_loss and binary_cross_entropy_with_logits are single ops whose
-// backward is written out (softmax - one_hot, sigmoid - target); mse_loss and l1_loss are built
-// from sub, pow, abs and mean, whose backwards already exist.
+// or none. nll_loss, mse_loss and binary_cross_entropy_with_logits are single ops whose backward
+// is written out; cross_entropy is nll_loss(log_softmax(x, 1), target), as PyTorch composes it,
+// and l1_loss is built from sub, abs and mean, whose backwards already exist.
 //
 // Shape letters: N batch rows, C classes, d1, ... extra positions (e.g. the tokens of a sequence).
 #pragma once
@@ -31,6 +31,11 @@ struct LossOptions {
 
 /// Options of cross_entropy (torch.nn.functional.cross_entropy's keyword arguments).
 struct CrossEntropyLossOptions {
+  /// Optional class weights w, [C] of the input's dtype (PyTorch's weight): each loss is scaled by
+  /// w[target], and Mean divides by the sum of w[target] over the counted targets instead of their
+  /// number; with label smoothing the uniform part becomes -sum_c w_c log p_c. A constant: it may
+  /// not require grad.
+  Tensor weight = {};
   /// Mean (default), Sum or None.
   Reduction reduction = Reduction::Mean;
   /// Targets equal to this add no loss and no gradient, and Mean divides by the other targets only.
@@ -41,6 +46,8 @@ struct CrossEntropyLossOptions {
 
 /// Options of nll_loss.
 struct NLLLossOptions {
+  /// Optional class weights [C], as in CrossEntropyLossOptions.
+  Tensor weight = {};
   /// Mean (default), Sum or None.
   Reduction reduction = Reduction::Mean;
   int64_t ignore_index = -100;  ///< as in CrossEntropyLossOptions
@@ -72,23 +79,30 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, LossOptions options =
 /// and errors as mse_loss; the gradient where input == target is 0, as PyTorch's sign(0).
 Tensor l1_loss(const Tensor& input, const Tensor& target, LossOptions options = {});
 
-// cross_entropy: loss = -(1 - eps) log p_t - (eps / C) sum_c log p_c, p = softmax over the C scores;
-//   grad_input_c = grad * (p_c - (1 - eps) [c == t] - eps / C)   (softmax minus the smoothed one-hot)
+// cross_entropy: loss = -(1 - eps) w_t log p_t - (eps / C) sum_c w_c log p_c, p = softmax over the C scores,
+//   w = 1 without class weights, composed as (1 - eps) nll_loss(log_softmax(x, 1), t) + (eps / C) smooth;
+//   grad_input_c = grad * (p_c - (1 - eps) [c == t] - eps / C) without class weights (softmax minus
+//   the smoothed one-hot), from the backwards of log_softmax, nll_loss, mul, sum and masked_fill
 /// Cross entropy of raw scores (logits) against class indices (`F.cross_entropy`):
-/// loss = -log_softmax(input)[target], smoothed by options.label_smoothing.
-/// input [N, C], [N, C, d1, ...] (classes on dim 1) or [C]; target int64 of shape [N],
-/// [N, d1, ...] or [] respectively, each in 0..C-1 or equal to options.ignore_index.
-/// Result 0-d, or the target's shape for Reduction::None. Differentiable in input.
-/// Throws std::invalid_argument for a non-int64 target (class probabilities are not supported),
-/// a non-floating input, mismatched shapes, or label_smoothing outside [0, 1];
-/// std::out_of_range for a class index out of range: `cross_entropy: target 7 is out of range
-/// for 5 classes`.
+/// loss = -log_softmax(input)[target], weighted by options.weight and smoothed by
+/// options.label_smoothing, composed of log_softmax and nll_loss as PyTorch's (so its grad_fn is
+/// NllLossBackward0, or AddBackward0 with smoothing, as PyTorch's). input [N, C], [N, C, d1, ...]
+/// (classes on dim 1) or [C]; target int64 of shape [N], [N, d1, ...] or [] respectively, each in
+/// 0..C-1 or equal to options.ignore_index. The course's logits [B, T, C] go in as
+/// `logits.view({B * T, C})` with `targets.view({B * T})`. Result 0-d, or the target's shape for
+/// Reduction::None. Differentiable in input. Throws std::invalid_argument for a non-int64 target
+/// (class probabilities are not supported), a non-floating input, mismatched shapes, a weight
+/// that is not [C] of the input's dtype or requires grad, or label_smoothing outside [0, 1];
+/// std::out_of_range for a class index out of range: `cross_entropy: target 7 is out of range for
+/// 5 classes`.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, CrossEntropyLossOptions options = {});
 
-// nll_loss: loss = -input[t];  grad_input = -grad at t, 0 at the other classes
-/// Negative log likelihood of log-probabilities (`F.nll_loss`): loss = -input[target].
-/// cross_entropy(x, t) equals nll_loss(log_softmax(x, 1), t). Shapes, targets, ignore_index and
-/// errors as cross_entropy. Differentiable in input.
+// nll_loss: loss = -w_t input[t] (w = 1 without class weights);  grad_input = -grad w_t at t, 0 at the other
+// classes
+/// Negative log likelihood of log-probabilities (`F.nll_loss`): loss = -weight[target] *
+/// input[target]; Mean divides by the sum of weight[target] over the counted targets (their
+/// number without weights). cross_entropy(x, t) is nll_loss(log_softmax(x, 1), t). Shapes,
+/// targets, weight, ignore_index and errors as cross_entropy. Differentiable in input.
 Tensor nll_loss(const Tensor& input, const Tensor& target, NLLLossOptions options = {});
 
 // binary_cross_entropy_with_logits: loss = max(x, 0) - x y + log(1 + e^-|x|) elementwise;
@@ -144,27 +158,30 @@ class L1Loss : public Loss {
   LossOptions options;
 };
 
-/// F::cross_entropy as a module (`nn.CrossEntropyLoss(ignore_index=..., reduction=...,
-/// label_smoothing=...)`): `nn::CrossEntropyLoss criterion({.label_smoothing = 0.1});`.
-/// Throws std::invalid_argument for label_smoothing outside [0, 1].
+/// F::cross_entropy as a module (`nn.CrossEntropyLoss(weight=..., ignore_index=..., reduction=...,
+/// label_smoothing=...)`): `nn::CrossEntropyLoss criterion({.label_smoothing = 0.1});`. A class
+/// weight is registered as the buffer "weight", as PyTorch does. Throws std::invalid_argument for
+/// label_smoothing outside [0, 1] or a weight that requires grad.
 class CrossEntropyLoss : public Loss {
  public:
   /// Checks and keeps the options.
   explicit CrossEntropyLoss(CrossEntropyLossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
-  /// reduction, ignore_index and label_smoothing, as given.
+  /// weight, reduction, ignore_index and label_smoothing, as given.
   CrossEntropyLossOptions options;
 };
 
-/// F::nll_loss as a module (`nn.NLLLoss`), for a model whose last op is log_softmax.
+/// F::nll_loss as a module (`nn.NLLLoss`), for a model whose last op is log_softmax. A class
+/// weight is registered as the buffer "weight". Throws std::invalid_argument for a weight that
+/// requires grad.
 class NLLLoss : public Loss {
  public:
-  /// Keeps the options; never throws.
-  explicit NLLLoss(NLLLossOptions options = {}) : options(options) {}
+  /// Checks and keeps the options.
+  explicit NLLLoss(NLLLossOptions options = {});
   Tensor forward(const Tensor& input, const Tensor& target) override;
 
-  /// reduction and ignore_index, as given.
+  /// weight, reduction and ignore_index, as given.
   NLLLossOptions options;
 };
 

@@ -34,6 +34,7 @@ Module::~Module() { release_children(); }
 Module::Module(Module&& other) noexcept
     : parameters_(std::move(other.parameters_)),
       buffers_(std::move(other.buffers_)),
+      non_persistent_(std::move(other.non_persistent_)),
       children_(std::move(other.children_)),
       training_(other.training_) {
   adopt_children(&other);
@@ -44,6 +45,7 @@ Module& Module::operator=(Module&& other) noexcept {
   release_children();
   parameters_ = std::move(other.parameters_);
   buffers_ = std::move(other.buffers_);
+  non_persistent_ = std::move(other.non_persistent_);
   children_ = std::move(other.children_);
   training_ = other.training_;
   adopt_children(&other);
@@ -141,12 +143,16 @@ OutputRecorder::~OutputRecorder() { current_recorder = previous_; }
 void Module::check_new_name(const std::string& name, const char* what) const {
   check(!name.empty(), what, ": the name must not be empty (in ", this->name(), ")");
   check(name.find('.') == std::string::npos, what, ": the name \"", name, "\" must not contain '.' (in ",
-        this->name(), ")");
-  bool used = false;
-  for (const auto& [key, value] : parameters_) used = used || key == name;
-  for (const auto& [key, value] : buffers_) used = used || key == name;
-  for (const auto& [key, value] : children_) used = used || key == name;
-  check(!used, what, ": ", this->name(), " already has a member named \"", name, "\"");
+        this->name(), "); to number modules as PyTorch's heads.0, put them in an nn::ModuleList");
+  const char* used_by = nullptr;
+  for (const auto& [key, value] : parameters_)
+    if (key == name) used_by = "a parameter";
+  for (const auto& [key, value] : buffers_)
+    if (key == name) used_by = "a buffer";
+  for (const auto& [key, value] : children_)
+    if (key == name) used_by = "a child module";
+  check(used_by == nullptr, what, ": ", this->name(), " already has a member named \"", name, "\" (",
+        used_by ? used_by : "", ")");
 }
 
 Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
@@ -159,11 +165,13 @@ Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
   return tensor;
 }
 
-Tensor Module::register_buffer(const std::string& name, Tensor tensor) {
+Tensor& Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
   check_new_name(name, "register_buffer");
   check(tensor.defined(), "register_buffer: \"", name, "\" is an undefined tensor");
-  buffers_.emplace_back(name, tensor);
-  return tensor;
+  check(!tensor.requires_grad(), "register_buffer: \"", name,
+        "\" requires grad, but a buffer is not trained; register t.detach(), or use register_parameter");
+  if (!persistent) non_persistent_.insert(name);
+  return buffers_.emplace_back(name, tensor).second;
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
@@ -206,9 +214,13 @@ void Module::collect(bool recurse, bool buffers, NamedTensors& out) const {
   }
   std::unordered_set<const TensorImpl*> memo;  // a tensor shared by two modules is listed once
   for (const auto& [prefix, module] : modules) {
-    for (const auto& [key, tensor] : buffers ? module->buffers_ : module->parameters_) {
-      if (!memo.insert(tensor.impl()).second) continue;
-      out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
+    const auto add = [&](const std::string& key, const Tensor& tensor) {
+      if (memo.insert(tensor.impl()).second) out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
+    };
+    if (buffers) {
+      for (const auto& [key, tensor] : module->buffers_) add(key, tensor);
+    } else {
+      for (const auto& [key, tensor] : module->parameters_) add(key, tensor);
     }
   }
 }
@@ -266,6 +278,39 @@ std::vector<std::reference_wrapper<Module>> Module::modules() {
   return out;
 }
 
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (Module& child : children()) child.apply(fn);
+  fn(*this);
+  return *this;
+}
+
+// ---- dtype ----------------------------------------------------------------------------------------
+
+namespace {
+
+// As `t.data = t.data.to(dtype)` in PyTorch's Module._apply: the same TensorImpl gets converted
+// storage, so every handle to it sees the new dtype; its gradient is converted too.
+void convert_in_place(const Tensor& t, Dtype dtype) {
+  if (!t.is_floating_point() || t.dtype() == dtype) return;
+  TensorImpl& impl = *t.impl();
+  impl.storage = minigrad::detail::convert(t, dtype).impl()->storage;
+  impl.dtype = dtype;
+  if (impl.grad.defined()) impl.grad = minigrad::detail::convert(impl.grad, dtype);
+  minigrad::detail::bump_version(t);
+}
+
+}  // namespace
+
+Module& Module::to(Dtype dtype) {
+  check(is_floating_point(dtype), "Module::to: only float32 and float64 are accepted, got ", dtype_name(dtype),
+        " (as nn.Module.to, which converts floating-point parameters and buffers)");
+  for (Module& module : modules()) {
+    for (const auto& [key, tensor] : module.parameters_) convert_in_place(tensor, dtype);
+    for (const auto& [key, tensor] : module.buffers_) convert_in_place(tensor, dtype);
+  }
+  return *this;
+}
+
 // ---- training state ---------------------------------------------------------------------------------
 
 Module& Module::train(bool on) {
@@ -289,7 +334,8 @@ void Module::zero_grad(bool set_to_none) {
 
 void Module::state_entries(const std::string& prefix, StateDict& out) const {
   for (const auto& [key, tensor] : parameters_) out.emplace_back(prefix + key, tensor);
-  for (const auto& [key, tensor] : buffers_) out.emplace_back(prefix + key, tensor);
+  for (const auto& [key, tensor] : buffers_)
+    if (!non_persistent_.contains(key)) out.emplace_back(prefix + key, tensor);
   for (const auto& [key, child] : children_) child->state_entries(prefix + key + ".", out);
 }
 

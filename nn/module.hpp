@@ -16,6 +16,7 @@
 #pragma once
 
 #include <concepts>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <iosfwd>
@@ -88,9 +89,14 @@ class Module {
   /// Throws std::invalid_argument for an empty name, a name with '.', a name already used, an
   /// undefined or non-floating tensor.
   Tensor register_parameter(const std::string& name, Tensor tensor);
-  /// Adds a tensor that is saved in state_dict() but not trained (`register_buffer`).
-  /// Same name checks as register_parameter.
-  Tensor register_buffer(const std::string& name, Tensor tensor);
+  /// Adds a tensor the module keeps but does not train (`register_buffer`), such as the
+  /// attention head's mask `tril`: listed by buffers() and named_buffers(), converted by to(dtype)
+  /// when floating, and, when `persistent`, saved in state_dict() and checkpoints under its dotted
+  /// name (`blocks.0.sa.heads.0.tril`). Any dtype. Returns a reference to the registered handle,
+  /// valid while the module lives. Throws std::invalid_argument for an empty name, a name with
+  /// '.', a name already used by a parameter, buffer or child, an undefined tensor, or a tensor
+  /// that requires grad (a buffer gets no gradient: pass t.detach(), or register a parameter).
+  Tensor& register_buffer(const std::string& name, Tensor tensor, bool persistent = true);
   /// Adds a child module, moved in (or shared, when given a shared_ptr), and returns a reference
   /// to the registered child, so a member can be bound to it:
   /// `nn::Linear& proj = register_module("proj", nn::Linear(4, 4));`. Same name checks.
@@ -123,6 +129,37 @@ class Module {
   /// named_modules() of the root. A module shared by two parents has the path of the first.
   std::string path() const;
 
+  /// Calls fn on every child's subtree, in registration order, then on this module: children
+  /// before their parent, as `module.apply(fn)` (a module shared by two parents is visited under
+  /// each). Returns *this. The course's weight init is
+  /// `model.apply([](nn::Module& m) { if (auto* linear = m.as<nn::Linear>()) ... });`.
+  Module& apply(const std::function<void(Module&)>& fn);
+  /// This module as a T, or nullptr if it is not one (`isinstance(module, T)`).
+  ///@{
+  template <typename T>
+  T* as() {
+    return dynamic_cast<T*>(this);
+  }
+  template <typename T>
+  const T* as() const {
+    return dynamic_cast<const T*>(this);
+  }
+  ///@}
+
+  // ---- dtype ---------------------------------------------------------------------------------
+
+  /// Converts every floating parameter and buffer of this module and its descendants, and their
+  /// gradients, to `dtype` in place (`module.to(dtype)`): handles held elsewhere (a Linear's
+  /// `weight` member, parameters()) see the new dtype. int64 and bool buffers stay as they are.
+  /// Counts as an in-place change: a graph recorded before cannot be backpropagated. Convert
+  /// before making an optimizer, whose state keeps the old dtype. Returns *this. Throws
+  /// std::invalid_argument for a dtype other than float32 or float64, as PyTorch refuses one.
+  Module& to(Dtype dtype);
+  /// to(kFloat64) (`module.double()`).
+  Module& double_() { return to(kFloat64); }
+  /// to(kFloat32) (`module.float()`).
+  Module& float_() { return to(kFloat32); }
+
   // ---- training state ------------------------------------------------------------------------
 
   /// Sets training mode on this module and every descendant (Dropout drops only in training).
@@ -139,8 +176,8 @@ class Module {
 
   // ---- saving and loading ---------------------------------------------------------------------
 
-  /// Every parameter and buffer by dotted name, detached (`module.state_dict()`): per module its
-  /// parameters, then its buffers, then its children's entries.
+  /// Every parameter and persistent buffer by dotted name, detached (`module.state_dict()`): per
+  /// module its parameters, then its persistent buffers, then its children's entries.
   StateDict state_dict() const;
   /// Copies the values of `state` into this module's parameters and buffers
   /// (`load_state_dict`). Every name must match both ways (unless strict is false, which skips
@@ -177,7 +214,9 @@ class Module {
   void release_children();
 
   NamedTensors parameters_;
-  NamedTensors buffers_;
+  // A deque, so that the references register_buffer returns stay valid as buffers are added.
+  std::deque<std::pair<std::string, Tensor>> buffers_;
+  std::unordered_set<std::string> non_persistent_;  // buffers left out of state_dict()
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
   Module* parent_ = nullptr;  // the module this one was first registered in; null for a root

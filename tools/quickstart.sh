@@ -12,7 +12,7 @@ verb=${1:-demo}
 case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo|test|docs" >&2; exit 2 ;; esac
 
 # Debian packages the build needs; only the missing ones are installed.
-packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev
+packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev
           libbenchmark-dev clang libclang-rt-14-dev)
 [ "$verb" != demo ] && packages+=(doxygen)   # the suite checks that the reference pages build without warnings
 # distributed/ (data parallelism over MPI) and its tests, which run two ranks under mpiexec.

@@ -104,6 +104,7 @@ BOOST_AUTO_TEST_CASE(factory_spellings_run) {
   BOOST_TEST(eye(3).sum().item<double>() == 3.0);
   BOOST_TEST((arange(5).dtype() == kInt64 && arange(5).sum().item<int64_t>() == 10));
   BOOST_TEST(arange(0, 1, 0.25).equal(tensor({0, 0.25, 0.5, 0.75})));
+  BOOST_TEST(linspace(0, 1, 5).equal(tensor({0, 0.25, 0.5, 0.75, 1})));
   BOOST_TEST(tensor({{1, 2}, {3, 4}}).sum().item<double>() == 10.0);
   BOOST_TEST((tensor(std::vector<int64_t>{1, 2, 3}, {3}).dtype() == kInt64));
   BOOST_TEST((scalar_tensor(2.5).dim() == 0));
@@ -129,6 +130,22 @@ BOOST_AUTO_TEST_CASE(random_spellings_run) {
   Tensor x = zeros({100});
   x.uniform_(-1, 1), x.normal_(0, 0.02);
   BOOST_TEST(x.abs().max().item<double>() < 0.2);
+
+  x.exponential_(), x.exponential_(2.5);
+  BOOST_TEST(x.min().item<double>() >= 0.0);
+  const Tensor probs = tensor({0.0, 0.0, 1.0});  // all the mass on class 2
+  BOOST_TEST(multinomial(probs, 1).equal(tensor(std::vector<int64_t>{2}, {1})));
+  BOOST_TEST(probs.multinomial(1).equal(tensor(std::vector<int64_t>{2}, {1})));
+  BOOST_TEST(multinomial(probs, 5, true).equal(full({5}, 2, {.dtype = kInt64})));
+  Tensor state = get_rng_state();
+  const Tensor next = rand({4});
+  set_rng_state(state);
+  BOOST_TEST(rand({4}).equal(next));  // the restored state draws the same numbers again
+  BOOST_TEST((state.dtype() == kInt64 && state.numel() == 5056));
+  state = g.get_state();
+  const Tensor from_g = randn({3}, g);
+  g.set_state(state);
+  BOOST_TEST(randn({3}, g).equal(from_g));
 }
 
 // ==== table: Ops ====
@@ -147,6 +164,7 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   BOOST_TEST(a.sqrt()[1][1].item<double>() == 2.0);
   BOOST_TEST(a.relu().equal(tensor({{1, 0}, {3, 4}})));
   BOOST_TEST((a.tanh().abs() < 1).equal(a.sigmoid() > 0));
+  BOOST_TEST((sin(a) * sin(a) + a.cos() * a.cos()).allclose(ones({2, 2})));  // sin^2 + cos^2 = 1
   BOOST_TEST(a.clamp(0.0).equal(a.relu()));
   BOOST_TEST(a.clamp(-1.0, 1.0).equal(tensor({{1, -1}, {1, 1}})));
   BOOST_TEST(where(a > 0, a, b).equal(tensor({{1, 2}, {3, 4}})));
@@ -161,6 +179,18 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   auto [values, indices] = a.max(1);
   BOOST_TEST(values.equal(tensor({1, 4})));
   BOOST_TEST(indices.equal(a.argmax(1)));
+  auto [top, top_indices] = topk(a, 2);  // each row sorted from its largest down
+  BOOST_TEST(top.equal(tensor({{1, -2}, {4, 3}})));
+  BOOST_TEST(top_indices.select(1, 0).equal(indices));
+  BOOST_TEST(std::get<0>(a.topk(1, 0, false)).equal(tensor({{1, -2}})));
+  BOOST_TEST(a.cumsum(0).equal(tensor({{1, -2}, {4, 2}})));
+  BOOST_TEST(cumsum(a, 1).equal(tensor({{1, -1}, {3, 7}})));
+  // Deviations from the mean 1.5: -0.5, -3.5, 1.5, 2.5, squares summing to 21.
+  BOOST_TEST(a.var().item<double>() == 7.0, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(a.var(1, false).allclose(tensor({2.25, 0.25})));
+  BOOST_TEST(var(a, {0, 1}, 0, true).item<double>() == 5.25, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(a.std().item<double>() == std::sqrt(7.0), boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(minigrad::std(a, 0).allclose(tensor({std::sqrt(2.0), std::sqrt(18.0)})));
   BOOST_TEST(a.softmax(-1).sum(-1).allclose(ones({2})));
   BOOST_TEST(a.log_softmax(-1).exp().allclose(a.softmax(-1)));
   BOOST_TEST(a.reshape({4, 1}).equal(a.view({-1}).unsqueeze(1)));
@@ -171,6 +201,83 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   BOOST_TEST(a.squeeze().equal(a));
   BOOST_TEST((cat({a, b}, 0).shape() == Shape{4, 2}));
   BOOST_TEST((stack({a, b}).shape() == Shape{2, 2, 2}));
+}
+
+// ==== table: Indexing, slicing and embeddings ====
+BOOST_AUTO_TEST_CASE(indexing_spellings_run) {
+  using namespace minigrad::indexing;
+  const int64_t block_size = 2, T = 2;
+  {
+    const Tensor idx = arange(6).reshape({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+    BOOST_TEST(idx.index({Slice(), Slice(-block_size, None)}).equal(tensor({{1, 2}, {4, 5}}, {.dtype = kInt64})));
+    const Tensor logits = arange(12.0).reshape({2, 2, 3});
+    BOOST_TEST(logits.index({Slice(), -1, Slice()}).equal(tensor({{3, 4, 5}, {9, 10, 11}})));
+    BOOST_TEST(tril(ones({T, T})).equal(tensor({{1, 0}, {1, 1}})));
+    const Tensor tril = minigrad::tril(ones({3, 3}));  // the course's buffer, named as there
+    BOOST_TEST(tril.index({Slice(None, T), Slice(None, T)}).equal(tensor({{1, 0}, {1, 1}})));
+    const Tensor wei = zeros({2, T, T});  // [B, T, T]
+    const Tensor masked = wei.masked_fill(tril.index({Slice(None, T), Slice(None, T)}) == 0, -INFINITY);
+    BOOST_TEST(std::isinf(masked.at({1, 0, 1})));
+    BOOST_TEST(masked.at({1, 1, 0}) == 0.0);
+  }
+  {
+    const Tensor x = arange(4.0);
+    BOOST_TEST(x.index({Ellipsis, Slice(None, None, 2)}).equal(tensor({0, 2})));
+    BOOST_TEST((x.index({None}).shape() == Shape{1, 4}));
+    BOOST_TEST(x.slice(0, 1, 3).equal(tensor({1, 2})));
+    BOOST_TEST(x.slice(0, -2).equal(tensor({2, 3})));
+    BOOST_TEST(x.split(2).size() == 2u);
+    BOOST_TEST(split(x, {1, 3})[1].equal(tensor({1, 2, 3})));
+  }
+  {
+    const Tensor x = arange(4.0).view({2, 2});
+    BOOST_TEST(x.chunk(2, 1)[1].equal(tensor({{1}, {3}})));
+    BOOST_TEST(x.triu(1).equal(tensor({{0, 1}, {0, 0}})));
+  }
+  {
+    const Tensor table = arange(6.0).reshape({3, 2});
+    const Tensor idx = tensor({{2, 0}}, {.dtype = kInt64});
+    BOOST_TEST(table[idx].equal(tensor({{{4, 5}, {0, 1}}})));
+  }
+  {
+    const Tensor x = arange(6.0).reshape({3, 2});
+    const Tensor idx = tensor({{1}, {0}, {1}}, {.dtype = kInt64});
+    BOOST_TEST(gather(x, 1, idx).equal(tensor({{1}, {2}, {5}})));
+    BOOST_TEST(x.gather(1, idx).equal(gather(x, 1, idx)));
+  }
+  {
+    const Tensor x = arange(6.0).reshape({3, 2}), idx = tensor({1}, {.dtype = kInt64});
+    BOOST_TEST(index_select(x, 1, idx).equal(tensor({{1}, {3}, {5}})));
+    BOOST_TEST(x.index_select(1, idx).equal(index_select(x, 1, idx)));
+  }
+  {
+    Tensor x = zeros({2, 2});
+    const Tensor idx = tensor({1, 1, 0}, {.dtype = kInt64}), src = ones({3, 2});
+    BOOST_TEST(index_add(x, 0, idx, src).equal(tensor({{1, 1}, {2, 2}})));
+    x.index_add_(0, idx, src);
+    BOOST_TEST(x.equal(tensor({{1, 1}, {2, 2}})));
+  }
+  {
+    const Tensor x = zeros({1, 2}), idx = tensor({{0, 0}}, {.dtype = kInt64}), src = ones({1, 2});
+    BOOST_TEST(x.scatter_add(1, idx, src).equal(tensor({{2, 0}})));
+    BOOST_TEST(scatter_add(x, 1, idx, src).equal(x.scatter_add(1, idx, src)));
+  }
+  {
+    const std::vector<Tensor> heads = {ones({2, 1}), zeros({2, 1})};
+    BOOST_TEST(cat(heads, -1).equal(tensor({{1, 0}, {1, 0}})));
+    const Tensor a = ones({2}), b = zeros({2});
+    BOOST_TEST(stack({a, b}, -1).equal(tensor({{1, 0}, {1, 0}})));
+    const Tensor y = tensor({3, 0}, {.dtype = kInt64});
+    BOOST_TEST(F::one_hot(y, 4).equal(one_hot(y, 4)));
+    BOOST_TEST(one_hot(y, 4).equal(tensor({{0, 0, 0, 1}, {1, 0, 0, 0}}, {.dtype = kInt64})));
+    BOOST_TEST((tensor({{0}, {1}, {1}, {0}}).shape() == Shape{4, 1}));
+  }
+  manual_seed(0);
+  BOOST_TEST(to_string(nn::Embedding(65, 128)) == "Embedding(65, 128)");
+  BOOST_TEST(to_string(nn::Embedding(65, 128, 0)) == "Embedding(65, 128, padding_idx=0)");
+  const Tensor weight = randn({65, 128}), idx = arange(6).reshape({2, 3});
+  BOOST_TEST(F::embedding(idx, weight).equal(embedding(weight, idx)));
+  BOOST_TEST((F::embedding(idx, weight).shape() == Shape{2, 3, 128}));
 }
 
 // ==== table: Autograd ====
@@ -225,6 +332,19 @@ struct Net : nn::Module {
   }
   Tensor forward(const Tensor& x) override { return fc(x) + w; }
 };
+
+// The course's weight init: Linear weights from N(0, 0.02), biases zero.
+void init_weights(nn::Module& m) {
+  if (nn::Linear* linear = m.as<nn::Linear>()) {
+    NoGradGuard no_grad;
+    linear->weight.normal_(0, 0.02);
+    if (linear->bias.defined()) linear->bias.zero_();
+  }
+}
+
+struct WithScratch : nn::Module {
+  WithScratch() { register_buffer("scratch", zeros({2}), false); }
+};
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(module_spellings_run) {
@@ -233,6 +353,8 @@ BOOST_AUTO_TEST_CASE(module_spellings_run) {
                         nn::Tanh(),       nn::Sigmoid(),           nn::GELU("tanh"),
                         nn::Dropout(0.1), nn::Identity(),          nn::Flatten()};
   BOOST_TEST(layers.size() == 9);
+  BOOST_TEST(to_string(nn::LayerNorm(128)) == "LayerNorm((128,), eps=1e-05, elementwise_affine=True)");
+  BOOST_TEST(nn::LayerNorm({4, 5}, 1e-6, false).parameters().empty());
   BOOST_TEST(!layers.at<nn::Linear>(1).bias.defined());
   BOOST_TEST(to_string(layers[5]) == "GELU(approximate='tanh')");
 
@@ -279,6 +401,24 @@ BOOST_AUTO_TEST_CASE(module_spellings_run) {
   int64_t count = 0;
   for (const Tensor& p : ff.parameters()) count += p.numel();
   BOOST_TEST(count == 131712);  // 128*512 + 512 + 512*128 + 128
+
+  BOOST_TEST((model.buffers().size() == 1u && model.named_buffers()[0].first == "running"));
+  WithScratch scratch;
+  BOOST_TEST((scratch.named_buffers().size() == 1u && scratch.state_dict().empty()));
+  nn::ModuleList heads{nn::Linear(2, 2), nn::Linear(2, 2)};
+  heads.append(nn::ReLU());
+  BOOST_TEST((&heads[-1] == &heads[2] && heads.size() == 3));
+  int64_t linears = 0;
+  for (nn::Module& head : heads) linears += head.as<nn::Linear>() != nullptr;
+  BOOST_TEST(linears == 2);
+  BOOST_TEST(heads.named_parameters()[2].first == "1.weight");
+  model.apply(init_weights);
+  BOOST_TEST(model.fc.bias.equal(zeros({2})));
+  BOOST_TEST(model.fc.as<nn::Linear>() == &model.fc);
+  model.double_();
+  BOOST_TEST((model.fc.weight.dtype() == kFloat64 && model.w.dtype() == kFloat64));
+  model.float_(), model.to(kFloat64), model.to(kFloat32);
+  BOOST_TEST((model.fc.weight.dtype() == kFloat32));
 }
 
 // ==== table: Initialisation ====
@@ -304,6 +444,13 @@ BOOST_AUTO_TEST_CASE(functional_spellings_run) {
   BOOST_TEST(F::linear(x, w, b).allclose(matmul(x, w.t()) + b, 1e-5, 1e-6));
   BOOST_TEST(relu(x).equal(x.clamp(0.0)));
   BOOST_TEST(softmax(x, -1).log().allclose(log_softmax(x, 1), 1e-5, 1e-6));
+  BOOST_TEST(F::relu(x).equal(relu(x)));
+  BOOST_TEST(F::softmax(x, -1).equal(softmax(x, -1)));
+  BOOST_TEST(F::log_softmax(x, 1).equal(log_softmax(x, 1)));
+  const Tensor weight = full({4}, 2.0), bias = full({4}, 0.5);
+  const Tensor normed = F::layer_norm(x, {4}, weight, bias, 1e-5);  // each row: mean 0.5, variance 4 (biased)
+  BOOST_TEST(normed.mean(1).allclose(full({3}, 0.5), 1e-5, 1e-5));
+  BOOST_TEST(((normed - 0.5) / 2).var(1, false).allclose(ones({3}), 1e-3, 1e-3));
   BOOST_TEST(F::gelu(zeros({2})).equal(zeros({2})));
   BOOST_TEST(F::gelu(x, "tanh").allclose(F::gelu(x), 1e-2, 1e-3));
   const Tensor dropped = F::dropout(x, 0.1, true);
@@ -326,6 +473,16 @@ BOOST_AUTO_TEST_CASE(loss_spellings_run) {
              boost::test_tools::tolerance(1e-6));
   BOOST_TEST(F::nll_loss(log_softmax(logits, 1), labels).item<double>() == log4,
              boost::test_tools::tolerance(1e-6));
+  const Tensor w = tensor({1, 1, 1, 2});
+  const Tensor per_row =
+      F::cross_entropy(logits, labels, {.weight = w, .reduction = nn::Reduction::None, .ignore_index = 0});
+  BOOST_TEST(per_row.allclose(tensor({0, 2 * log4}), 1e-6, 1e-6));  // label 0 ignored, label 3 weighted 2
+  {
+    const int64_t B = 1, T = 2, C = 4;
+    const Tensor logits = zeros({B, T, C}), targets = labels.view({B, T});  // the course's shapes
+    BOOST_TEST(F::cross_entropy(logits.view({B * T, C}), targets.view({B * T})).item<double>() == log4,
+               boost::test_tools::tolerance(1e-6));
+  }
   nn::CrossEntropyLoss criterion;
   BOOST_TEST(criterion(logits, labels).item<double>() == log4, boost::test_tools::tolerance(1e-6));
 
@@ -422,6 +579,20 @@ BOOST_AUTO_TEST_CASE(data_spellings_run) {
     BOOST_TEST((x.shape() == Shape{200, 2} && y.sum().item<int64_t>() == 100));
   }
   BOOST_TEST((data::read_csv("assets/iris.csv", {.skip_header = true}).shape() == Shape{150, 5}));
+
+  std::string text = data::read_text("assets/tinyshakespeare.txt");
+  data::CharVocab vocab(text);
+  BOOST_TEST(vocab.size() == 65);
+  BOOST_TEST(vocab.chars().substr(0, 3) == "\n !");  // newline, space, '!': the smallest bytes
+  BOOST_TEST(vocab.encode("hii") == (std::vector<int64_t>{46, 47, 47}), boost::test_tools::per_element());
+  BOOST_TEST(vocab.decode(std::vector<int64_t>{46, 47}) == "hi");
+  Tensor train_data = vocab.encode_tensor(text);
+  BOOST_TEST(train_data.size(0) == 1115394);
+  {
+    auto [x, y] = data::get_batch(train_data, 32, 8);
+    BOOST_TEST((x.shape() == Shape{32, 8}));
+    BOOST_TEST(equal(x.slice(1, 1, 8), y.slice(1, 0, 7)));  // y is x one token later
+  }
 }
 
 // ==== table: Checkpoints ====
@@ -458,6 +629,14 @@ BOOST_AUTO_TEST_CASE(checkpoint_spellings_run) {
     optim::Adam opt(model.parameters(), {.lr = 1e-3});
     save_file(opt.state_dict(), "opt.safetensors");
     BOOST_TEST(load_file("opt.safetensors").size() == opt.state_dict().size());
+
+    nn::StateDict sd = model.state_dict();
+    sd.emplace_back("rng_state", get_rng_state());
+    save_file(sd, "run.safetensors");
+    const Tensor next = randn({3});
+    for (const auto& [name, t] : load_file("run.safetensors"))
+      if (name == "rng_state") set_rng_state(t);
+    BOOST_TEST(randn({3}).equal(next));  // the run resumes the same draws
   }
   fs::remove_all(dir);
 }

@@ -84,12 +84,16 @@ Tensor run(const json& c, const Tensor& input, const Tensor& target) {
   const Reduction reduction = reduction_of(c["reduction"]);
   if (op == "mse_loss") return F::mse_loss(input, target, {.reduction = reduction});
   if (op == "l1_loss") return F::l1_loss(input, target, {.reduction = reduction});
+  const Tensor weight = c.contains("weight") ? make_tensor(c["weight"], input.dtype()) : Tensor();
   if (op == "cross_entropy")
-    return F::cross_entropy(
-        input, target,
-        {.reduction = reduction, .ignore_index = c["ignore_index"], .label_smoothing = c["label_smoothing"]});
+    return F::cross_entropy(input, target,
+                            {.weight = weight,
+                             .reduction = reduction,
+                             .ignore_index = c["ignore_index"],
+                             .label_smoothing = c["label_smoothing"]});
   if (op == "nll_loss")
-    return F::nll_loss(input, target, {.reduction = reduction, .ignore_index = c["ignore_index"]});
+    return F::nll_loss(input, target,
+                       {.weight = weight, .reduction = reduction, .ignore_index = c["ignore_index"]});
   const Tensor pos_weight = c.contains("pos_weight") ? make_tensor(c["pos_weight"], input.dtype()) : Tensor();
   return F::binary_cross_entropy_with_logits(input, target,
                                              {.reduction = reduction, .pos_weight = pos_weight});
@@ -172,6 +176,8 @@ const std::set<std::string> kTestedGroups = {
     "cross_entropy_unbatched",
     "cross_entropy_extremes",
     "cross_entropy_large_batch",
+    "cross_entropy_class_weights",
+    "cross_entropy_course_views",
     "nll_loss",
     "binary_cross_entropy_with_logits",
     "binary_cross_entropy_with_logits_extremes",
@@ -228,6 +234,14 @@ BOOST_AUTO_TEST_CASE(cross_entropy_of_huge_and_infinite_logits_matches_pytorch) 
 
 BOOST_AUTO_TEST_CASE(cross_entropy_over_100000_rows_matches_pytorch) {
   replay_group("cross_entropy_large_batch");
+}
+
+BOOST_AUTO_TEST_CASE(cross_entropy_with_class_weights_smoothing_and_ignore_index_matches_pytorch) {
+  replay_group("cross_entropy_class_weights");
+}
+
+BOOST_AUTO_TEST_CASE(cross_entropy_of_course_logits_viewed_as_b_times_t_rows_matches_pytorch) {
+  replay_group("cross_entropy_course_views");
 }
 
 BOOST_AUTO_TEST_CASE(nll_loss_matches_pytorch) { replay_group("nll_loss"); }
@@ -313,6 +327,7 @@ std::vector<GradcheckRow> gradcheck_rows() {
   const Tensor classes_ignored = tensor(std::vector<int64_t>{4, -100, 2, 1}, {4});
   const Tensor classes_3d = tensor(std::vector<int64_t>{0, 2, 1, 1, 2, 2, 0, 1}, {2, 4});
   const Tensor pos_weight = tensor({0.5, 2.0, 3.0}, {.dtype = kFloat64});
+  const Tensor class_weight = tensor({0.5, 2.0, 1.0, 0.25, 3.0}, {.dtype = kFloat64});
 
   std::vector<GradcheckRow> rows;
   for (Reduction r : {Reduction::Mean, Reduction::Sum, Reduction::None}) {
@@ -335,6 +350,14 @@ std::vector<GradcheckRow> gradcheck_rows() {
                     }});
     rows.push_back({"nll_loss_ignore_" + suffix, {logits}, [=](auto& in) {
                       return F::nll_loss(in[0], classes_ignored, {.reduction = r});
+                    }});
+    rows.push_back({"cross_entropy_weight_smoothing_ignore_" + suffix, {logits}, [=](auto& in) {
+                      return F::cross_entropy(
+                          in[0], classes_ignored,
+                          {.weight = class_weight, .reduction = r, .label_smoothing = 0.2});
+                    }});
+    rows.push_back({"nll_loss_weight_" + suffix, {logits}, [=](auto& in) {
+                      return F::nll_loss(in[0], classes_ignored, {.weight = class_weight, .reduction = r});
                     }});
     rows.push_back({"binary_cross_entropy_with_logits_" + suffix, {x, probs}, [r](auto& in) {
                       return F::binary_cross_entropy_with_logits(in[0], in[1], {.reduction = r});
@@ -400,6 +423,45 @@ BOOST_AUTO_TEST_CASE(loss_modules_print_as_pytorch) {
       {to_string(nn::BCEWithLogitsLoss({.pos_weight = ones({3})})), "BCEWithLogitsLoss()"},
   };
   for (const auto& [got, want] : rows) BOOST_TEST(got == want);
+}
+
+BOOST_AUTO_TEST_CASE(cross_entropy_and_nll_loss_modules_keep_a_class_weight_as_a_buffer) {
+  const Tensor weight = tensor({0.5, 2.0, 1.0, 0.25, 3.0});
+  nn::CrossEntropyLoss ce({.weight = weight, .reduction = Reduction::Sum, .label_smoothing = 0.2});
+  check_module_against_case(ce, "ce_weight_smoothing_float32_sum");
+  nn::NLLLoss nll({.weight = weight, .reduction = Reduction::None});
+  check_module_against_case(nll, "nll_weight_float32_none");
+  for (nn::Loss* module : std::vector<nn::Loss*>{&ce, &nll}) {
+    const nn::StateDict state = module->state_dict();
+    BOOST_TEST_REQUIRE(state.size() == 1u);
+    BOOST_TEST(state[0].first == "weight");  // as PyTorch's _WeightedLoss registers it
+    BOOST_TEST(state[0].second.equal(weight));
+  }
+  BOOST_TEST(nn::CrossEntropyLoss().state_dict().empty());
+}
+
+BOOST_AUTO_TEST_CASE(cross_entropy_of_b_t_c_logits_viewed_as_rows_equals_the_spatial_form) {
+  // [B, T, C] logits as [B*T, C] rows (the course's view) against the same numbers as [B, C, T]
+  // (classes on dim 1, positions on dim 2), which goes through the other layout of the lanes.
+  Generator generator(5);
+  Tensor logits = randn({2, 3, 4}, generator, {.dtype = kFloat64}).requires_grad_();
+  const Tensor targets = tensor(std::vector<int64_t>{1, 3, -100, 0, 2, 2}, {2, 3});
+  const F::Reduction none = Reduction::None;
+  for (double eps : {0.0, 0.1}) {
+    const Tensor rows =
+        F::cross_entropy(logits.view({6, 4}), targets.view({6}), {.reduction = none, .label_smoothing = eps});
+    const Tensor spatial =
+        F::cross_entropy(logits.permute({0, 2, 1}), targets, {.reduction = none, .label_smoothing = eps});
+    BOOST_TEST(rows.view({2, 3}).allclose(spatial, 1e-12, 1e-12));
+    rows.sum().backward();
+    const Tensor grad_rows = logits.grad().clone();
+    logits.set_grad(Tensor());
+    spatial.sum().backward();
+    BOOST_TEST(grad_rows.allclose(logits.grad(), 1e-12, 1e-12));
+    BOOST_TEST(logits.grad().select(0, 0).select(0, 2).abs().sum().item<double>() ==
+               0.0);  // ignored position
+    logits.set_grad(Tensor());
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bce_with_logits_loss_keeps_pos_weight_as_a_buffer) {
@@ -501,6 +563,21 @@ std::vector<ErrorRow> error_rows() {
          F::cross_entropy(logits, labels({0, 1, 2, 3}), {.label_smoothing = -0.1});
        },
        false, "cross_entropy: label_smoothing must be in [0, 1], got -0.1"},
+      {"cross_entropy_refuses_a_class_weight_of_the_wrong_size",
+       [=] {
+         F::cross_entropy(logits, labels({0, 1, 2, 3}), {.weight = ones({3})});
+       },
+       false, "cross_entropy: weight must hold one number per class, shape [5], got [3]"},
+      {"cross_entropy_refuses_a_class_weight_of_another_dtype",
+       [=] {
+         F::cross_entropy(logits, labels({0, 1, 2, 3}), {.weight = ones({5}, {.dtype = kFloat64})});
+       },
+       false, "cross_entropy: weight is float64 but input is float32"},
+      {"nll_loss_refuses_a_class_weight_that_requires_grad",
+       [=] {
+         F::nll_loss(logits, labels({0, 1, 2, 3}), {.weight = ones({5}, {.requires_grad = true})});
+       },
+       false, "nll_loss: weight cannot require grad"},
       {"nll_loss_refuses_a_class_index_out_of_range",
        [=] {
          F::nll_loss(logits, labels({0, 1, 5, 2}));

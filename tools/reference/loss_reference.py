@@ -65,10 +65,11 @@ def call(op, x, t, options):
     if op == "l1_loss":
         return F.l1_loss(x, t, reduction=reduction)
     if op == "cross_entropy":
-        return F.cross_entropy(x, t, reduction=reduction, ignore_index=options["ignore_index"],
-                               label_smoothing=options["label_smoothing"])
+        return F.cross_entropy(x, t, weight=options.get("weight"), reduction=reduction,
+                               ignore_index=options["ignore_index"], label_smoothing=options["label_smoothing"])
     if op == "nll_loss":
-        return F.nll_loss(x, t, reduction=reduction, ignore_index=options["ignore_index"])
+        return F.nll_loss(x, t, weight=options.get("weight"), reduction=reduction,
+                          ignore_index=options["ignore_index"])
     if op == "binary_cross_entropy_with_logits":
         return F.binary_cross_entropy_with_logits(x, t, reduction=reduction,
                                                   pos_weight=options.get("pos_weight"))
@@ -76,7 +77,7 @@ def call(op, x, t, options):
 
 
 def case(group, name, op, dtype, x, t, reduction="mean", ignore_index=-100, label_smoothing=0.0,
-         pos_weight=None, x_pattern=None, t_pattern=None, sample=None):
+         pos_weight=None, x_pattern=None, t_pattern=None, sample=None, weight=None):
     """Records op(x, t) in `dtype`: the result and the gradients w.r.t. input (and a float target).
     `sample`: record only these flat indices of grad_input (for inputs too large to write out)."""
     torch_dtype = DTYPES[dtype]
@@ -86,6 +87,8 @@ def case(group, name, op, dtype, x, t, reduction="mean", ignore_index=-100, labe
     options = {"reduction": reduction, "ignore_index": ignore_index, "label_smoothing": label_smoothing}
     if pos_weight is not None:
         options["pos_weight"] = pos_weight.to(torch_dtype)
+    if weight is not None:
+        options["weight"] = weight.to(torch_dtype)
     loss = call(op, x, t, options)
 
     record = {"group": group, "name": name, "op": op, "dtype": dtype,
@@ -97,6 +100,8 @@ def case(group, name, op, dtype, x, t, reduction="mean", ignore_index=-100, labe
         record["label_smoothing"] = label_smoothing
     if pos_weight is not None:
         record["pos_weight"] = tensor_record(options["pos_weight"])
+    if weight is not None:
+        record["weight"] = tensor_record(options["weight"])
     record["loss"] = tensor_record(loss)
 
     if reduction == "none":
@@ -215,6 +220,38 @@ def cross_entropy_cases():
         out.append(case(g, f"ce_100000x10_{dtype}_{reduction}_smoothing_{smoothing}", "cross_entropy", dtype,
                         x_big, t_big, reduction, label_smoothing=smoothing, x_pattern="grid",
                         t_pattern=f"classes_{c}", sample=sample))
+
+    g = "cross_entropy_class_weights"
+    # Class weights w: each loss is scaled by w[target], Mean divides by the sum of w[target] over
+    # the targets that count; the smoothing term is -sum_c w_c log p_c (PyTorch's
+    # cross_entropy_loss_label_smoothing in aten/src/ATen/native/LossNLL.cpp).
+    weight = torch.tensor([0.5, 2.0, 1.0, 0.25, 3.0], dtype=torch.float64)
+    for dtype in DTYPES:
+        for reduction in ["mean", "sum", "none"]:
+            out.append(case(g, f"ce_weight_{dtype}_{reduction}", "cross_entropy", dtype, logits, target, reduction,
+                            weight=weight))
+            out.append(case(g, f"ce_weight_smoothing_{dtype}_{reduction}", "cross_entropy", dtype, logits, target,
+                            reduction, label_smoothing=0.2, weight=weight))
+            out.append(case(g, f"ce_weight_ignore_smoothing_{dtype}_{reduction}", "cross_entropy", dtype, logits,
+                            ignored, reduction, label_smoothing=0.1, weight=weight))
+        out.append(case(g, f"ce_weight_spatial_{dtype}", "cross_entropy", dtype, x4, t4, "mean",
+                        label_smoothing=0.1, weight=weight[:3]))
+        out.append(case(g, f"ce_weight_unbatched_{dtype}", "cross_entropy", dtype, x1, classes_target(3),
+                        label_smoothing=0.1, weight=weight))
+
+    g = "cross_entropy_course_views"
+    # The course's call: logits [B, T, C] viewed as [B*T, C], targets [B, T] as [B*T].
+    b, t_len, c = 2, 4, 65
+    logits_btc = randn((b, t_len, c), seed=13, scale=1.5)
+    targets_bt = torch.randint(0, c, (b, t_len), generator=torch.Generator().manual_seed(14))
+    targets_bt[0, :2] = -100  # padding positions, ignored
+    flat_logits, flat_targets = logits_btc.reshape(b * t_len, c), targets_bt.reshape(b * t_len)
+    for dtype in DTYPES:
+        for reduction in ["mean", "sum", "none"]:
+            out.append(case(g, f"ce_bt_views_{dtype}_{reduction}", "cross_entropy", dtype, flat_logits, flat_targets,
+                            reduction))
+            out.append(case(g, f"ce_bt_views_smoothing_{dtype}_{reduction}", "cross_entropy", dtype, flat_logits,
+                            flat_targets, reduction, label_smoothing=0.1))
     return out
 
 
@@ -236,6 +273,11 @@ def nll_cases():
         out.append(case(g, f"nll_minus_inf_{dtype}", "nll_loss", dtype, minus_inf, classes_target([1, 0]), "none"))
         out.append(case(g, f"nll_all_ignored_{dtype}", "nll_loss", dtype, log_p,
                         classes_target([-100] * 4)))
+        weight = torch.tensor([0.5, 2.0, 1.0, 0.25, 3.0], dtype=torch.float64)
+        for reduction in ["mean", "sum", "none"]:
+            out.append(case(g, f"nll_weight_{dtype}_{reduction}", "nll_loss", dtype, log_p, target, reduction,
+                            weight=weight))
+        out.append(case(g, f"nll_weight_2x3x4_{dtype}", "nll_loss", dtype, log_p3, t3, weight=weight[:3]))
     return out
 
 

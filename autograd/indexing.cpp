@@ -1,0 +1,131 @@
+// Python's x[...] (Tensor::index with integers, Slice, None, Ellipsis and a tensor), split and
+// chunk. They record no node of their own: each entry or piece is one of the ops of ops.hpp and
+// ops_index.hpp (select, slice, unsqueeze, index, permute), so their backward is those ops'.
+#include <vector>
+
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
+#include "autograd/ops_index.hpp"
+
+namespace minigrad {
+
+using detail::check;
+using detail::check_defined;
+using detail::normalize_dim;
+
+// ---- Python's x[...] -----------------------------------------------------------------------------------
+
+namespace {
+/// `a[:, ..., idx]` with idx at dim d: a's dim d replaced by idx's dims, as PyTorch's advanced
+/// indexing with one tensor. Moves dim d to the front, picks there, moves the picked dims back.
+Tensor index_along(const Tensor& a, int64_t d, const Tensor& idx) {
+  if (d == 0) return minigrad::index(a, idx);
+  std::vector<int64_t> order{d};
+  for (int64_t k = 0; k < a.dim(); ++k) {
+    if (k != d) order.push_back(k);
+  }
+  const Tensor picked = minigrad::index(minigrad::permute(a, order), idx);
+  // picked is [idx dims..., dims before d..., dims after d...]
+  const int64_t k_idx = idx.dim();
+  std::vector<int64_t> back;
+  for (int64_t k = 0; k < d; ++k) back.push_back(k_idx + k);
+  for (int64_t k = 0; k < k_idx; ++k) back.push_back(k);
+  for (int64_t k = k_idx + d; k < picked.dim(); ++k) back.push_back(k);
+  return minigrad::permute(picked, back);
+}
+}  // namespace
+
+Tensor Tensor::index(std::initializer_list<indexing::TensorIndex> indices) const {
+  return index(std::vector<indexing::TensorIndex>(indices));
+}
+
+Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
+  using Kind = indexing::TensorIndex::Kind;
+  check_defined(*this, "index");
+  // How many of this tensor's dims the entries name; Ellipsis stands for the rest.
+  int64_t named = 0, ellipses = 0, tensors = 0;
+  for (const auto& entry : indices) {
+    named += entry.kind() == Kind::Integer || entry.kind() == Kind::Slice || entry.kind() == Kind::Tensor;
+    ellipses += entry.kind() == Kind::Ellipsis;
+    tensors += entry.kind() == Kind::Tensor;
+  }
+  check(ellipses <= 1, "index: an index can only have a single ellipsis (...)");
+  check(tensors <= 1, "index: at most one tensor entry is supported, got ", tensors);
+  check<std::out_of_range>(named <= dim(), "index: too many indices (", named, ") for a tensor of shape ", shape());
+
+  // Each entry applied in turn; d is the dim of `out` the next entry acts on.
+  Tensor out = *this;
+  int64_t d = 0;
+  for (const auto& entry : indices) {
+    switch (entry.kind()) {
+      case Kind::Integer: out = minigrad::select(out, d, entry.integer()); break;
+      case Kind::None: out = minigrad::unsqueeze(out, d++); break;
+      case Kind::Ellipsis: d += dim() - named; break;
+      case Kind::Slice: {
+        const indexing::Slice& s = entry.slice();
+        out = minigrad::slice(out, d++, s.start, s.stop, s.step.value_or(1));
+        break;
+      }
+      case Kind::Tensor: {
+        const Tensor& idx = entry.tensor();
+        out = index_along(out, d, idx);
+        d += idx.dim();
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// ---- cutting into pieces ------------------------------------------------------------------------------
+
+std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& split_sizes, int64_t dim) {
+  check_defined(a, "split");
+  check(a.dim() > 0, "split: cannot split a 0-d tensor");
+  const int64_t d = normalize_dim(dim, a.shape(), "split");
+  int64_t total = 0;
+  for (int64_t size : split_sizes) {
+    check(size >= 0, "split: split_sizes must be non-negative, got ", Shape(split_sizes));
+    total += size;
+  }
+  check(total == a.shape()[d], "split: split_sizes ", Shape(split_sizes), " add up to ", total,
+        " but dim ", d, " of shape ", a.shape(), " has size ", a.shape()[d]);
+  std::vector<Tensor> pieces;
+  int64_t start = 0;
+  for (int64_t size : split_sizes) {
+    pieces.push_back(slice(a, d, start, start + size));
+    start += size;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
+  check_defined(a, "split");
+  check(a.dim() > 0, "split: cannot split a 0-d tensor");
+  const int64_t d = normalize_dim(dim, a.shape(), "split");
+  const int64_t size = a.shape()[d];
+  check(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
+  check(split_size > 0 || size == 0, "split: split_size can only be 0 if dim ", d, " has size 0, but shape ",
+        a.shape(), " has size ", size, " there");
+  if (size == 0) return {slice(a, d, 0, 0)};  // one empty piece, as PyTorch
+  std::vector<int64_t> sizes;
+  for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
+  return split(a, sizes, d);
+}
+
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
+  check_defined(a, "chunk");
+  check(chunks > 0, "chunk: chunks must be greater than 0, got ", chunks);
+  check(a.dim() > 0, "chunk: cannot chunk a 0-d tensor");
+  const int64_t d = normalize_dim(dim, a.shape(), "chunk");
+  const int64_t size = a.shape()[d];
+  if (size == 0) return split(a, std::vector<int64_t>(static_cast<size_t>(chunks), 0), d);  // as PyTorch
+  return split(a, (size + chunks - 1) / chunks, d);
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return minigrad::split(*this, split_size, dim);
+}
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return minigrad::chunk(*this, chunks, dim); }
+
+}  // namespace minigrad
