@@ -6,10 +6,9 @@
 // Ordering the nodes so that every tensor comes after all tensors that use it lets each node run
 // exactly once, after all its uses have added their share of its gradient.
 //
-// Anomaly detection (autograd/machinery/anomaly.hpp) lives here too: it is one more check in the walk.
+// Anomaly detection adds one check to each step (autograd/machinery/anomaly.cpp).
 #include <atomic>
 #include <cassert>
-#include <cmath>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,6 +27,7 @@ namespace {
 // Tensors reachable from `root` through grad_fn inputs that require grad, each listed after every
 // tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit
 // stack, so a chain of 100,000 ops cannot overflow the call stack.
+// Handles rather than raw pointers, so that a post-accumulate-grad hook can be given its leaf.
 std::vector<Tensor> topological_order(const Tensor& root) {
   std::vector<Tensor> order;
   std::unordered_set<TensorImpl*> visited;
@@ -81,32 +81,7 @@ void check_versions(const Node& node) {
   }
 }
 
-// The leaf's grad() now holds this backward's whole gradient. A copy of the list, so a hook may
-// remove itself (or register another, which runs from the next backward on).
-void run_post_accumulate_grad_hooks(Tensor& leaf) {
-  const auto hooks = leaf.impl()->post_accumulate_grad_hooks;
-  for (const auto& [id, hook] : hooks) hook(leaf);
-}
-
 }  // namespace
-
-RemovableHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
-  check<std::runtime_error>(defined() && requires_grad(), "register_post_accumulate_grad_hook: cannot register a "
-                            "hook on a tensor that does not require grad");
-  if (!is_leaf())
-    throw std::runtime_error(detail::concat("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
-                                            "registered on non-leaf tensors (this one was made by ", grad_fn()->name, ")"));
-  static std::atomic<int64_t> next_id = 0;
-  const int64_t id = next_id++;
-  impl_->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));
-  return RemovableHandle(impl_, id);
-}
-
-void RemovableHandle::remove() {
-  const std::shared_ptr<TensorImpl> tensor = tensor_.lock();
-  if (!tensor) return;
-  std::erase_if(tensor->post_accumulate_grad_hooks, [this](const auto& entry) { return entry.first == id_; });
-}
 
 Node::~Node() {
   // Take over the nodes only we keep alive (through inputs only we hold), and destroy them one at
@@ -127,120 +102,101 @@ Node::~Node() {
   }
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
-  check<std::runtime_error>(defined(), "backward: called on an undefined tensor");
-  check<std::runtime_error>(requires_grad(), "backward: this tensor (shape ", shape(),
-                            ") does not require grad and has no grad_fn; did you forget requires_grad_() on a "
-                            "leaf, or compute it under NoGradGuard?");
-  Tensor seed;
-  if (gradient.defined()) {
-    check(gradient.shape() == shape(), "backward: gradient of shape ", gradient.shape(),
-          " does not match the tensor's shape ", shape());
-    seed = detail::convert(gradient, dtype());
-  } else {
-    check<std::runtime_error>(numel() == 1, "backward: grad can be implicitly created only for scalar outputs; "
-                              "this tensor has shape ", shape(), ", so pass backward(gradient)");
-    seed = ones_like(*this);
-  }
-
-  NoGradGuard no_grad;  // backward functions compute on data; nothing they do is recorded
-  std::vector<Tensor> order = topological_order(*this);
-  std::unordered_map<TensorImpl*, Tensor> grads;  // gradient of each tensor still to be consumed
-  grads[impl()] = seed;
-
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    TensorImpl* tensor = it->impl();
-    auto found = grads.find(tensor);
-    if (found == grads.end()) continue;  // nothing flowed here
-    Tensor grad = std::move(found->second);
-    grads.erase(found);
-
-    // A leaf's gradient goes nowhere else, so it may become the .grad itself; a retained
-    // non-leaf's gradient still flows on into its node below.
-    if (!tensor->grad_fn || tensor->retains_grad) accumulate(tensor->grad, grad, /*may_steal=*/!tensor->grad_fn);
-    if (!tensor->post_accumulate_grad_hooks.empty()) run_post_accumulate_grad_hooks(*it);
-    Node* node = tensor->grad_fn.get();
-    if (!node) continue;
-    check<std::runtime_error>(static_cast<bool>(node->backward), "backward: trying to backward through the graph "
-                              "a second time (through ", node->name, "); its saved data was freed by the first "
-                              "backward. Pass retain_graph = true to the first call if you need to do this.");
-
-    check_versions(*node);
-    std::vector<Tensor> input_grads = node->backward(grad, node->inputs);
-    assert(input_grads.size() == node->inputs.size());
-    if (detail::anomaly_enabled) detail::check_backward_result(*node, input_grads);  // nan or inf: throw here
-    for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const Tensor& input = node->inputs[i];
-      if (!input.defined() || !input.requires_grad() || !input_grads[i].defined()) continue;
-      assert(input_grads[i].shape() == input.shape());
-      // A gradient has its input's dtype (float64 * float32 sends float64 back to the float32 side).
-      Tensor g = detail::convert(input_grads[i], input.dtype());
-      auto [slot, inserted] = grads.try_emplace(input.impl(), g);
-      if (!inserted) slot->second = add(slot->second, g);
-    }
-    if (!retain_graph) node->backward = nullptr;  // frees what the lambda saved
-  }
-}
-
-// ---- anomaly detection ---------------------------------------------------------------------------
-
 namespace {
 
-thread_local int64_t anomaly_op_count = 0;              // ops recorded since detection was turned on
-thread_local std::vector<std::string> anomaly_modules;  // modules whose forward is running, innermost last
+// The seed of the walk: the caller's gradient for the output, or 1 for a scalar output.
+Tensor backward_seed(const Tensor& output, const Tensor& gradient) {
+  check<std::runtime_error>(output.defined(), "backward: called on an undefined tensor");
+  check<std::runtime_error>(output.requires_grad(), "backward: this tensor (shape ", output.shape(),
+                            ") does not require grad and has no grad_fn; did you forget requires_grad_() on a "
+                            "leaf, or compute it under NoGradGuard?");
+  if (!gradient.defined()) {
+    check<std::runtime_error>(output.numel() == 1, "backward: grad can be implicitly created only for scalar "
+                              "outputs; this tensor has shape ", output.shape(), ", so pass backward(gradient)");
+    return ones_like(output);
+  }
+  check(gradient.shape() == output.shape(), "backward: gradient of shape ", gradient.shape(),
+        " does not match the tensor's shape ", output.shape());
+  return detail::convert(gradient, output.dtype());
+}
 
-// "nan" if some element of g is nan, else "inf" if some element is infinite, else nullptr.
-const char* non_finite_kind(const Tensor& g) {
-  if (!g.is_floating_point()) return nullptr;  // int64 and bool hold neither
-  return dispatch_floating(g.dtype(), "anomaly check", [&]<typename T>() -> const char* {
-    const T* data = g.data_ptr<T>();
-    bool infinite = false;
-    for (int64_t i = 0; i < g.numel(); ++i) {
-      if (std::isnan(data[i])) return "nan";
-      infinite = infinite || std::isinf(data[i]);
-    }
-    return infinite ? "inf" : nullptr;
-  });
+// One tensor's turn in the walk: `grad` is the whole gradient flowing into it (all its uses have
+// added their share). A leaf (or a tensor that retains its grad) adds it into .grad; a tensor made
+// by an op runs the op's backward and hands each input its share in `pending`.
+void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorImpl*, Tensor>& pending,
+                   bool retain_graph) {
+  // A leaf's gradient goes nowhere else, so it may become the .grad itself; a retained
+  // non-leaf's gradient still flows on into its node below.
+  if (!tensor.grad_fn || tensor.retains_grad) accumulate(tensor.grad, grad, /*may_steal=*/!tensor.grad_fn);
+  Node* node = tensor.grad_fn.get();
+  if (!node) return;
+  check<std::runtime_error>(static_cast<bool>(node->backward), "backward: trying to backward through the graph "
+                            "a second time (through ", node->name, "); its saved data was freed by the first "
+                            "backward. Pass retain_graph = true to the first call if you need to do this.");
+  check_versions(*node);
+
+  std::vector<Tensor> input_grads = node->backward(grad, node->inputs);
+  assert(input_grads.size() == node->inputs.size());
+  if (detail::anomaly_enabled) detail::check_backward_result(*node, input_grads);  // nan or inf: throw here
+  for (size_t i = 0; i < node->inputs.size(); ++i) {
+    const Tensor& input = node->inputs[i];
+    if (!input.defined() || !input.requires_grad() || !input_grads[i].defined()) continue;
+    assert(input_grads[i].shape() == input.shape());
+    // A gradient has its input's dtype (float64 * float32 sends float64 back to the float32 side).
+    Tensor g = detail::convert(input_grads[i], input.dtype());
+    auto [slot, inserted] = pending.try_emplace(input.impl(), g);
+    if (!inserted) slot->second = add(slot->second, g);
+  }
+  if (!retain_graph) node->backward = nullptr;  // frees what the lambda saved
+}
+
+// The leaf's grad() now holds this backward's whole gradient. A copy of the list, so a hook may
+// remove itself (or register another, which runs from the next backward on).
+void run_post_accumulate_grad_hooks(Tensor leaf) {
+  const auto hooks = leaf.impl()->post_accumulate_grad_hooks;
+  for (const auto& [id, hook] : hooks) hook(leaf);
 }
 
 }  // namespace
 
-bool is_anomaly_enabled() { return detail::anomaly_enabled; }
+// As micrograd's backward: order the tensors, seed the output, then visit each tensor once,
+// outputs before inputs.
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  const Tensor seed = backward_seed(*this, gradient);
+  NoGradGuard no_grad;  // backward functions compute on data; nothing they do is recorded
+  const std::vector<Tensor> order = topological_order(*this);
 
-void set_detect_anomaly(bool enabled) {
-  if (enabled && !detail::anomaly_enabled) anomaly_op_count = 0;
-  detail::anomaly_enabled = enabled;
-}
-
-namespace detail {
-
-std::string anomaly_note_slow() {
-  std::string note =
-      "op #" + std::to_string(++anomaly_op_count) + " recorded since anomaly detection was turned on";
-  if (!anomaly_modules.empty()) note += ", in the forward of " + anomaly_modules.back();
-  return note;
-}
-
-AnomalyModuleScope::AnomalyModuleScope(std::string module) { anomaly_modules.push_back(std::move(module)); }
-AnomalyModuleScope::~AnomalyModuleScope() { anomaly_modules.pop_back(); }
-
-// Only gradients the engine will use are checked: one for an input that needs none is never read.
-void check_backward_result(const Node& node, const std::vector<Tensor>& grads) {
-  for (size_t i = 0; i < grads.size() && i < node.inputs.size(); ++i) {
-    const Tensor& input = node.inputs[i];
-    if (!grads[i].defined() || !input.defined() || !input.requires_grad()) continue;
-    const char* kind = non_finite_kind(grads[i]);
-    if (kind == nullptr) continue;
-    const std::string where = node.forward_trace.empty()
-                                  ? "unknown: it ran before anomaly detection was turned on (run the forward "
-                                    "inside the DetectAnomalyGuard too)"
-                                  : node.forward_trace;
-    throw std::runtime_error(concat("Function '", node.name, "' returned ", kind, " values in its ", i,
-                                    "th output. Forward call that created it (output shape ",
-                                    node.output_shape, "): ", where, "."));
+  std::unordered_map<TensorImpl*, Tensor> pending;  // gradient of each tensor still to be consumed
+  pending[impl()] = seed;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    auto found = pending.find(it->impl());
+    if (found == pending.end()) continue;  // nothing flowed here
+    Tensor grad = std::move(found->second);
+    pending.erase(found);
+    backward_step(*it->impl(), grad, pending, retain_graph);
+    if (!it->impl()->post_accumulate_grad_hooks.empty()) run_post_accumulate_grad_hooks(*it);  // leaves only
   }
 }
 
-}  // namespace detail
+RemovableHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
+  check<std::runtime_error>(defined() && requires_grad(),
+                            "register_post_accumulate_grad_hook: cannot register a "
+                            "hook on a tensor that does not require grad");
+  if (!is_leaf())
+    throw std::runtime_error(
+        detail::concat("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                       "registered on non-leaf tensors (this one was made by ",
+                       grad_fn()->name, ")"));
+  static std::atomic<int64_t> next_id = 0;
+  const int64_t id = next_id++;
+  impl_->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));
+  return RemovableHandle(impl_, id);
+}
+
+void RemovableHandle::remove() {
+  const std::shared_ptr<TensorImpl> tensor = tensor_.lock();
+  if (!tensor) return;
+  std::erase_if(tensor->post_accumulate_grad_hooks, [this](const auto& entry) { return entry.first == id_; });
+}
 
 }  // namespace minigrad

@@ -51,16 +51,23 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
   }
   check(ellipses <= 1, "index: an index can only have a single ellipsis (...)");
   check(tensors <= 1, "index: at most one tensor entry is supported, got ", tensors);
-  check<std::out_of_range>(named <= dim(), "index: too many indices (", named, ") for a tensor of shape ", shape());
+  check<std::out_of_range>(named <= dim(), "index: too many indices (", named, ") for a tensor of shape ",
+                           shape());
 
   // Each entry applied in turn; d is the dim of `out` the next entry acts on.
   Tensor out = *this;
   int64_t d = 0;
   for (const auto& entry : indices) {
     switch (entry.kind()) {
-      case Kind::Integer: out = minigrad::select(out, d, entry.integer()); break;
-      case Kind::None: out = minigrad::unsqueeze(out, d++); break;
-      case Kind::Ellipsis: d += dim() - named; break;
+      case Kind::Integer:
+        out = minigrad::select(out, d, entry.integer());
+        break;
+      case Kind::None:
+        out = minigrad::unsqueeze(out, d++);
+        break;
+      case Kind::Ellipsis:
+        d += dim() - named;
+        break;
       case Kind::Slice: {
         const indexing::Slice& s = entry.slice();
         out = minigrad::slice(out, d++, s.start, s.stop, s.step.value_or(1));
@@ -88,8 +95,8 @@ std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& split_siz
     check(size >= 0, "split: split_sizes must be non-negative, got ", Shape(split_sizes));
     total += size;
   }
-  check(total == a.shape()[d], "split: split_sizes ", Shape(split_sizes), " add up to ", total,
-        " but dim ", d, " of shape ", a.shape(), " has size ", a.shape()[d]);
+  check(total == a.shape()[d], "split: split_sizes ", Shape(split_sizes), " add up to ", total, " but dim ",
+        d, " of shape ", a.shape(), " has size ", a.shape()[d]);
   std::vector<Tensor> pieces;
   int64_t start = 0;
   for (int64_t size : split_sizes) {
@@ -109,7 +116,8 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
         a.shape(), " has size ", size, " there");
   if (size == 0) return {slice(a, d, 0, 0)};  // one empty piece, as PyTorch
   std::vector<int64_t> sizes;
-  for (int64_t start = 0; start < size; start += split_size) sizes.push_back(std::min(split_size, size - start));
+  for (int64_t start = 0; start < size; start += split_size)
+    sizes.push_back(std::min(split_size, size - start));
   return split(a, sizes, d);
 }
 
@@ -126,6 +134,8 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   return minigrad::split(*this, split_size, dim);
 }
-std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const { return minigrad::chunk(*this, chunks, dim); }
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
+  return minigrad::chunk(*this, chunks, dim);
+}
 
 }  // namespace minigrad

@@ -203,14 +203,15 @@ Tensor log_softmax(const Tensor& a, int64_t dim);
 /// `torch.var(a, dims, correction=c, keepdim=k)` and `torch.var(a, dim, unbiased, keepdim)`
 /// (`torch.var`); a's dtype. A divisor of 0 gives inf or nan, as PyTorch. Throws
 /// std::invalid_argument for int64 and bool or a dim listed twice, std::out_of_range for a dim the
-/// tensor lacks. `var(x, {1}, 0)` picks the one-dim overload, whose 0 (unbiased = false) means the
-/// same; write a larger correction for one dim as `var(x, std::vector<int64_t>{1}, 2)`.
+/// tensor lacks. C++ reads a braced list of one number as that number: `var(x, {1}, 0)` is the
+/// one-dim overload (its 0, unbiased = false, means the same) and `var(x, {})` is over dim 0, so
+/// write `var(x)` for all dims and `var(x, std::vector<int64_t>{1}, 2)` for a larger correction.
 Tensor var(const Tensor& a);
 Tensor var(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
 Tensor var(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
 ///@}
-// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out)   (0 where out = 0, as
-// PyTorch)
+// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out),
+//   0 where out = 0 (as PyTorch)
 ///@{
 /// Standard deviation, the square root of var, with var's arguments, dtypes and errors
 /// (`torch.std`): `minigrad::std(x, 1)` or `x.std(1)`. The function named std never hides the
@@ -291,8 +292,8 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index);
 // slice: indices start, start+step, ... below end of `dim` (clamped to the size, negatives from the
 // end, as Python's a[start:end:step]);  grad_a = zeros with grad put back in those places
 /// Entries start..end-1 of dim `dim`, every step-th, as Python's `a[start:end:step]` along that dim
-/// (`torch.narrow` with clamping and a step; libtorch's `x.slice(dim, start, end, step)`); a copy. A missing start or
-/// end (std::nullopt) means the beginning or the end; negative ones count from the end, and bounds
+/// (`torch.narrow` with clamping and a step; libtorch's `x.slice(dim, start, end, step)`); a copy. A missing
+/// start or end (std::nullopt) means the beginning or the end; negative ones count from the end, and bounds
 /// beyond the size are clamped, so `slice(x, 1, -T)` is `x[:, -T:]`. With step 1 it is recorded as
 /// SliceBackward0; a larger step goes through index_select. Throws std::out_of_range for a dim out
 /// of range, std::invalid_argument for a 0-d tensor or a step <= 0.

@@ -82,7 +82,8 @@ Tensor pick_rows(const Tensor& a, int64_t dim, const std::vector<int64_t>& rows,
 void add_rows(Tensor dst, int64_t dim, const std::vector<int64_t>& rows, const Tensor& src, Scalar alpha,
               std::optional<int64_t> skip = std::nullopt) {
   assert(dst.dtype() == src.dtype());
-  const int64_t outer = outer_of(dst.shape(), dim), inner = inner_of(dst.shape(), dim), size = dst.shape()[dim];
+  const int64_t outer = outer_of(dst.shape(), dim), inner = inner_of(dst.shape(), dim),
+                size = dst.shape()[dim];
   const auto n = static_cast<int64_t>(rows.size());
   dispatch_numeric(dst.dtype(), "index_add", [&]<typename T>() {
     T* d = dst.data_ptr<T>();
@@ -101,15 +102,16 @@ void add_rows(Tensor dst, int64_t dim, const std::vector<int64_t>& rows, const T
 
 /// pick_rows recorded as `name`: the backward adds grad back into zeros of a's shape (skipping
 /// the row `skip`).
-Tensor picked(const Tensor& a, int64_t dim, std::vector<int64_t> rows, const Shape& out_shape, const char* name,
-              std::optional<int64_t> skip = std::nullopt) {
+Tensor picked(const Tensor& a, int64_t dim, std::vector<int64_t> rows, const Shape& out_shape,
+              const char* name, std::optional<int64_t> skip = std::nullopt) {
   Tensor out = pick_rows(a, dim, rows, out_shape);
   const Shape input_shape = a.shape();
-  return record(out, name, {a}, [input_shape, dim, rows, skip](const Tensor& grad, const std::vector<Tensor>&) {
-    Tensor grad_a = zeros(input_shape, {.dtype = grad.dtype()});
-    add_rows(grad_a, dim, rows, grad, 1, skip);
-    return std::vector<Tensor>{grad_a};
-  });
+  return record(out, name, {a},
+                [input_shape, dim, rows, skip](const Tensor& grad, const std::vector<Tensor>&) {
+                  Tensor grad_a = zeros(input_shape, {.dtype = grad.dtype()});
+                  add_rows(grad_a, dim, rows, grad, 1, skip);
+                  return std::vector<Tensor>{grad_a};
+                });
 }
 
 /// index_select's index: int64 and at most 1-d.
@@ -153,8 +155,8 @@ void check_positional(const Tensor& a, int64_t dim, const Tensor& index, const T
   check(index.dim() == a.dim(), op, ": index has ", index.dim(), " dims but the input has ", a.dim(),
         " (index ", index.shape(), ", input ", a.shape(), "); they must have the same number of dims");
   for (int64_t d = 0; d < a.dim(); ++d) {
-    check(d == dim || index.shape()[d] <= a.shape()[d], op, ": index ", index.shape(), " is larger than input ",
-          a.shape(), " in dim ", d);
+    check(d == dim || index.shape()[d] <= a.shape()[d], op, ": index ", index.shape(),
+          " is larger than input ", a.shape(), " in dim ", d);
     if (src)
       check(index.shape()[d] <= src->shape()[d], op, ": index ", index.shape(), " is larger than src ",
             src->shape(), " in dim ", d);
@@ -169,7 +171,8 @@ Tensor gather_kernel(const Tensor& a, int64_t dim, const Tensor& index) {
   dispatch(a.dtype(), [&]<typename T>() {
     const T* src = a.data_ptr<T>();
     T* dst = out.data_ptr<T>();
-    for_each_indexed(index, dim, a.shape(), index.shape(), [&](int64_t i, int64_t, int64_t at) { dst[i] = src[at]; });
+    for_each_indexed(index, dim, a.shape(), index.shape(),
+                     [&](int64_t i, int64_t, int64_t at) { dst[i] = src[at]; });
   });
   return out;
 }
@@ -191,16 +194,17 @@ void scatter_add_kernel(Tensor dst, int64_t dim, const Tensor& index, const Tens
 Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx) {
   check_defined(weight, "embedding");
   check_defined(indices, "embedding");
-  check(indices.dtype() == kInt64 || weight.dtype() != kInt64, "embedding: the weight is int64 and the indices ",
-        dtype_name(indices.dtype()), ": were they swapped? minigrad::embedding takes (weight, indices), as "
+  check(indices.dtype() == kInt64 || weight.dtype() != kInt64,
+        "embedding: the weight is int64 and the indices ", dtype_name(indices.dtype()),
+        ": were they swapped? minigrad::embedding takes (weight, indices), as "
         "torch.embedding; F::embedding takes (input, weight), as F.embedding");
   check_index_dtype(indices, "embedding", "indices");
   check(weight.dim() == 2, "embedding: weight must be 2-d [num_embeddings, embedding_dim], got shape ",
         weight.shape());
   const int64_t rows = weight.shape()[0];
   if (padding_idx) {
-    check<std::out_of_range>(*padding_idx >= -rows && *padding_idx < rows, "embedding: padding_idx ", *padding_idx,
-                             " is out of range for ", rows, " embeddings");
+    check<std::out_of_range>(*padding_idx >= -rows && *padding_idx < rows, "embedding: padding_idx ",
+                             *padding_idx, " is out of range for ", rows, " embeddings");
     if (*padding_idx < 0) *padding_idx += rows;
   }
   std::vector<int64_t> picks(indices.data_ptr<int64_t>(), indices.data_ptr<int64_t>() + indices.numel());
@@ -221,7 +225,8 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
     checked_indices(index, 1, false, "index_select", "for a 0-d input");
     return reshape(a, {}).clone();
   }
-  std::vector<int64_t> rows = checked_indices(index, a.shape()[d], false, "index_select", dim_description(d, a.shape()));
+  std::vector<int64_t> rows =
+      checked_indices(index, a.shape()[d], false, "index_select", dim_description(d, a.shape()));
   Shape out_shape = a.shape();
   out_shape[d] = static_cast<int64_t>(rows.size());
   return picked(a, d, std::move(rows), out_shape, "IndexSelectBackward0");
@@ -231,7 +236,8 @@ Tensor index(const Tensor& a, const Tensor& indices) {
   check_defined(a, "index");
   check_index_dtype(indices, "index", "an index tensor");
   check(a.dim() > 0, "index: cannot index a 0-d tensor with a tensor");
-  std::vector<int64_t> rows = checked_indices(indices, a.shape()[0], true, "index", dim_description(0, a.shape()));
+  std::vector<int64_t> rows =
+      checked_indices(indices, a.shape()[0], true, "index", dim_description(0, a.shape()));
   Shape out_shape = indices.shape();
   out_shape.insert(out_shape.end(), a.shape().begin() + 1, a.shape().end());
   return picked(a, 0, std::move(rows), out_shape, "IndexBackward0");
@@ -268,7 +274,8 @@ std::pair<int64_t, std::vector<int64_t>> check_index_add(const Tensor& a, int64_
   Shape expected = a.shape();
   expected[d] = index.numel();
   check(source.shape() == expected, op, ": source of shape ", source.shape(), " does not match: with ",
-        index.numel(), " indices into a tensor of shape ", a.shape(), " along dim ", d, " it must be ", expected);
+        index.numel(), " indices into a tensor of shape ", a.shape(), " along dim ", d, " it must be ",
+        expected);
   return {d, checked_indices(index, a.shape()[d], false, op, dim_description(d, a.shape()))};
 }
 }  // namespace
@@ -327,7 +334,8 @@ Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tens
 
 namespace {
 /// a with every entry (r, c) of each matrix in the last two dims zeroed unless keep(c - r).
-template <typename Keep> Tensor triangle_kernel(const Tensor& a, Keep keep) {
+template <typename Keep>
+Tensor triangle_kernel(const Tensor& a, Keep keep) {
   Tensor out = a.detach().clone();
   const int64_t rows = a.shape()[a.dim() - 2], cols = a.shape()[a.dim() - 1];
   const int64_t matrices = rows * cols == 0 ? 0 : a.numel() / (rows * cols);
@@ -355,8 +363,12 @@ Tensor triangle(const Tensor& a, int64_t diagonal, bool lower, const char* op, c
 }
 }  // namespace
 
-Tensor tril(const Tensor& a, int64_t diagonal) { return triangle(a, diagonal, true, "tril", "TrilBackward0"); }
-Tensor triu(const Tensor& a, int64_t diagonal) { return triangle(a, diagonal, false, "triu", "TriuBackward0"); }
+Tensor tril(const Tensor& a, int64_t diagonal) {
+  return triangle(a, diagonal, true, "tril", "TrilBackward0");
+}
+Tensor triu(const Tensor& a, int64_t diagonal) {
+  return triangle(a, diagonal, false, "triu", "TriuBackward0");
+}
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   check_index_dtype(indices, "one_hot", "indices");
@@ -373,7 +385,8 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   int64_t* data = out.data_ptr<int64_t>();
   for (int64_t i = 0; i < n; ++i) {
     check(idx[i] >= 0, "one_hot: class values must be non-negative, got ", idx[i]);
-    check(idx[i] < num_classes, "one_hot: class value ", idx[i], " must be smaller than num_classes ", num_classes);
+    check(idx[i] < num_classes, "one_hot: class value ", idx[i], " must be smaller than num_classes ",
+          num_classes);
     data[i * num_classes + idx[i]] = 1;
   }
   return out;

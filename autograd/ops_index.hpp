@@ -53,17 +53,17 @@ class TensorIndex {
     Tensor     ///< picks entries by an int64 tensor
   };
   // Implicit, as libtorch's, so that `{Slice(), -1}` reads as in Python.
-  TensorIndex(int64_t integer) : kind_(Kind::Integer), integer_(integer) {}  ///< `x[i]`  // NOLINT
-  TensorIndex(int integer) : TensorIndex(static_cast<int64_t>(integer)) {}  ///< `x[i]`  // NOLINT
-  TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}            ///< `x[a:b]`  // NOLINT
-  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}                         ///< `x[None]`  // NOLINT
-  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}                  ///< `x[...]`  // NOLINT
+  TensorIndex(int64_t integer) : kind_(Kind::Integer), integer_(integer) {}        ///< `x[i]`  // NOLINT
+  TensorIndex(int integer) : TensorIndex(static_cast<int64_t>(integer)) {}         ///< `x[i]`  // NOLINT
+  TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}                  ///< `x[a:b]`  // NOLINT
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}                               ///< `x[None]`  // NOLINT
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}                        ///< `x[...]`  // NOLINT
   TensorIndex(Tensor tensor) : kind_(Kind::Tensor), tensor_(std::move(tensor)) {}  ///< `x[idx]`  // NOLINT
 
-  Kind kind() const { return kind_; }                  ///< which of the five it is
-  int64_t integer() const { return integer_; }         ///< for Kind::Integer
-  const Slice& slice() const { return slice_; }        ///< for Kind::Slice
-  const Tensor& tensor() const { return tensor_; }     ///< for Kind::Tensor
+  Kind kind() const { return kind_; }               ///< which of the five it is
+  int64_t integer() const { return integer_; }      ///< for Kind::Integer
+  const Slice& slice() const { return slice_; }     ///< for Kind::Slice
+  const Tensor& tensor() const { return tensor_; }  ///< for Kind::Tensor
 
  private:
   Kind kind_;
@@ -84,7 +84,8 @@ class TensorIndex {
 /// a row whose gradient stays 0. Throws std::out_of_range for an index outside 0..V-1
 /// (`embedding: index 70 is out of range for 65 embeddings`) or a padding_idx outside -V..V-1;
 /// std::invalid_argument for non-int64 indices or a weight that is not 2-d.
-Tensor embedding(const Tensor& weight, const Tensor& indices, std::optional<int64_t> padding_idx = std::nullopt);
+Tensor embedding(const Tensor& weight, const Tensor& indices,
+                 std::optional<int64_t> padding_idx = std::nullopt);
 
 // index_select: out = a with dim `dim` replaced by a's entries index[0], index[1], ...;
 // grad_a = zeros with grad added back at each index (repeats add up)

@@ -373,7 +373,8 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   return narrowed(a, d, index < 0 ? index + size : index, 1, out_shape, "SelectBackward0");
 }
 
-Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step) {
   check_defined(a, "slice");
   check(a.dim() > 0, "slice: cannot slice a 0-d tensor");
   check(step > 0, "slice: step must be greater than zero, got ", step);

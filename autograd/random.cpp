@@ -388,7 +388,9 @@ void exponential_fill(Generator& gen, T* data, int64_t n, double lambd) {
 
 void Generator::exponential(float* data, int64_t n, double lambd) { exponential_fill(*this, data, n, lambd); }
 
-void Generator::exponential(double* data, int64_t n, double lambd) { exponential_fill(*this, data, n, lambd); }
+void Generator::exponential(double* data, int64_t n, double lambd) {
+  exponential_fill(*this, data, n, lambd);
+}
 
 // ---- the default generator -------------------------------------------------------------------
 

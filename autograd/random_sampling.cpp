@@ -32,8 +32,10 @@ void check_probabilities(const T* p, int64_t rows, int64_t cols, bool two_d) {
     for (int64_t c = 0; c < cols; ++c) {
       const T v = p[r * cols + c];
       if (!(std::isfinite(v) && v >= 0)) {
-        const std::string where = two_d ? detail::concat("probs[", r, ", ", c, "]") : detail::concat("probs[", c, "]");
-        check(false, "multinomial: probability tensor contains either inf, nan or element < 0: ", where, " = ", v);
+        const std::string where =
+            two_d ? detail::concat("probs[", r, ", ", c, "]") : detail::concat("probs[", c, "]");
+        check(false, "multinomial: probability tensor contains either inf, nan or element < 0: ", where,
+              " = ", v);
       }
       any_positive = any_positive || v > 0;
     }
@@ -131,11 +133,12 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement, G
   detail::check_defined(probs, "multinomial");
   check(probs.dim() == 1 || probs.dim() == 2, "multinomial: probs must be 1-d [C] or 2-d [R, C], got shape ",
         probs.shape());
-  check(probs.is_floating_point(), "multinomial: probs must be float32 or float64, got ", dtype_name(probs.dtype()));
+  check(probs.is_floating_point(), "multinomial: probs must be float32 or float64, got ",
+        dtype_name(probs.dtype()));
   check(num_samples > 0, "multinomial: cannot sample num_samples = ", num_samples, " <= 0 samples");
   const int64_t cols = probs.size(-1);
-  check(replacement || num_samples <= cols, "multinomial: cannot sample num_samples = ", num_samples, " > ", cols,
-        " categories without replacement");
+  check(replacement || num_samples <= cols, "multinomial: cannot sample num_samples = ", num_samples, " > ",
+        cols, " categories without replacement");
   check(cols <= (int64_t{1} << 24), "multinomial: number of categories (", cols, ") cannot exceed 2^24");
 
   const bool two_d = probs.dim() == 2;

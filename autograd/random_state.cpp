@@ -40,14 +40,16 @@ uint64_t get(const std::vector<int64_t>& bytes, int64_t offset, int size) {
 std::vector<int64_t> state_bytes(const Tensor& state) {
   using detail::check;
   check(state.defined(), "set_state: the state is an undefined tensor");
-  check(state.dtype() == kInt64, "set_state: the state must be an int64 tensor of bytes (as get_state() returns), got ",
+  check(state.dtype() == kInt64,
+        "set_state: the state must be an int64 tensor of bytes (as get_state() returns), got ",
         dtype_name(state.dtype()));
   check(state.dim() == 1 && (state.numel() == state_size || state.numel() == legacy_state_size),
         "set_state: expected a 1-d state of ", state_size, " (or ", legacy_state_size, ") bytes, got shape ",
         state.shape());
   std::vector<int64_t> bytes = state.to_vector<int64_t>();
   for (size_t i = 0; i < bytes.size(); ++i) {
-    check(bytes[i] >= 0 && bytes[i] <= 255, "set_state: element ", i, " is ", bytes[i], ", not a byte (0..255)");
+    check(bytes[i] >= 0 && bytes[i] <= 255, "set_state: element ", i, " is ", bytes[i],
+          ", not a byte (0..255)");
   }
   return bytes;
 }
@@ -80,8 +82,9 @@ void Generator::set_state(const Tensor& state) {
   const std::vector<int64_t> bytes = state_bytes(state);
   const auto left = static_cast<int64_t>(static_cast<int32_t>(get(bytes, 8, 4)));
   const uint64_t next = get(bytes, 16, 8);
-  check(left >= 1 && left <= words && next <= static_cast<uint64_t>(words - left + 1), "set_state: position left = ",
-        left, ", next = ", next, " is not one a generator can be in (1 <= left, next + left <= ", words + 1, ")");
+  check(left >= 1 && left <= words && next <= static_cast<uint64_t>(words - left + 1),
+        "set_state: position left = ", left, ", next = ", next,
+        " is not one a generator can be in (1 <= left, next + left <= ", words + 1, ")");
   Engine engine;
   for (int64_t j = 0; j < words; ++j) {
     const uint64_t word = get(bytes, words_offset + 8 * j, 8);

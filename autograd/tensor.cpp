@@ -459,7 +459,8 @@ void flatten_nested(const NestedList& list, size_t depth, Shape& shape, std::vec
     check(flat.empty(), "tensor: ragged nesting (a list where a number was expected)");
     shape.push_back(size);
   }
-  check(shape[depth] == size, "tensor: ragged rows (", shape[depth], " and ", size, " values at depth ", depth, ")");
+  check(shape[depth] == size, "tensor: ragged rows (", shape[depth], " and ", size, " values at depth ",
+        depth, ")");
   for (const NestedList& item : list.items()) flatten_nested(item, depth + 1, shape, flat);
 }
 }  // namespace
@@ -509,7 +510,8 @@ Tensor randperm(int64_t n, Generator& generator, TensorOptions options) {
 
 Tensor Tensor::operator[](int64_t index) const { return minigrad::select(*this, 0, index); }
 Tensor Tensor::select(int64_t dim, int64_t index) const { return minigrad::select(*this, dim, index); }
-Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) const {
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                     int64_t step) const {
   return minigrad::slice(*this, dim, start, end, step);
 }
 Tensor Tensor::reshape(const Shape& shape) const { return minigrad::reshape(*this, shape); }

@@ -87,7 +87,8 @@ std::string CharVocab::decode(std::span<const int64_t> indices) const {
   std::string text(indices.size(), '\0');
   for (size_t i = 0; i < indices.size(); ++i) {
     check<std::out_of_range>(indices[i] >= 0 && indices[i] < size(), "CharVocab::decode: index ", indices[i],
-                             " at position ", i, " is out of range for a vocabulary of ", size(), " characters");
+                             " at position ", i, " is out of range for a vocabulary of ", size(),
+                             " characters");
     text[i] = chars_[static_cast<size_t>(indices[i])];
   }
   return text;
@@ -95,8 +96,9 @@ std::string CharVocab::decode(std::span<const int64_t> indices) const {
 
 std::string CharVocab::decode(const Tensor& indices) const {
   detail::check_defined(indices, "CharVocab::decode");
-  check(indices.dtype() == kInt64 && indices.dim() == 1, "CharVocab::decode: expects a 1-d int64 tensor, got ",
-        dtype_name(indices.dtype()), " ", indices.shape());
+  check(indices.dtype() == kInt64 && indices.dim() == 1,
+        "CharVocab::decode: expects a 1-d int64 tensor, got ", dtype_name(indices.dtype()), " ",
+        indices.shape());
   return decode(std::span(indices.data_ptr<int64_t>(), static_cast<size_t>(indices.numel())));
 }
 
@@ -116,7 +118,7 @@ std::pair<Tensor, Tensor> get_batch(const Tensor& tokens, int64_t batch_size, in
   std::vector<Tensor> xs;
   std::vector<Tensor> ys;
   for (int64_t i : ix.to_vector<int64_t>()) {
-    xs.push_back(tokens.slice(0, i, i + block_size));      // data[i:i+block_size]
+    xs.push_back(tokens.slice(0, i, i + block_size));          // data[i:i+block_size]
     ys.push_back(tokens.slice(0, i + 1, i + block_size + 1));  // data[i+1:i+block_size+1]
   }
   return {stack(xs).detach(), stack(ys).detach()};

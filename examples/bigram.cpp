@@ -35,7 +35,8 @@ class BigramLanguageModel : public nn::Module {
  public:
   explicit BigramLanguageModel(int64_t vocab_size)
       // each token reads the logits for the next token off a lookup table
-      : token_embedding_table(register_module("token_embedding_table", nn::Embedding(vocab_size, vocab_size))) {}
+      : token_embedding_table(
+            register_module("token_embedding_table", nn::Embedding(vocab_size, vocab_size))) {}
 
   // idx and targets are both (B, T) tensors of integers; targets may be undefined (None).
   std::pair<Tensor, Tensor> forward(const Tensor& idx, const Tensor& targets = Tensor()) {
@@ -84,7 +85,8 @@ int main(int argc, char** argv) try {
   app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(at_least(1));
   app.add_option("--seed", seed, "torch.manual_seed");
   app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(at_least(0));
-  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")->check(at_least(0));
+  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")
+      ->check(at_least(0));
   app.add_option("--input", input, "the text to learn");
   CLI11_PARSE(app, argc, argv);
   support::set_threads(threads);
@@ -135,8 +137,8 @@ int main(int argc, char** argv) try {
     // every once in a while evaluate the loss on train and val sets
     if (iter % eval_interval == 0) {
       std::map<std::string, float> losses = estimate_loss();
-      std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter), losses["train"],
-                  losses["val"]);
+      std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter),
+                  losses["train"], losses["val"]);
     }
 
     // sample a batch of data

@@ -41,7 +41,8 @@
 #include "optim/adam.hpp"
 
 using namespace minigrad;
-using namespace minigrad::indexing;  // Slice, None: tril[:T, :T] is tril.index({Slice(None, T), Slice(None, T)})
+using namespace minigrad::indexing;  // Slice, None: tril[:T, :T] is tril.index({Slice(None, T), Slice(None,
+                                     // T)})
 namespace F = minigrad::nn::functional;
 namespace dist = minigrad::distributed;
 using support::above_zero;  // the checks of the flags
@@ -79,10 +80,10 @@ class Head : public nn::Module {
     // compute attention scores ("affinities"): (B, T, hs) @ (B, hs, T) -> (B, T, T)
     Tensor wei = q.matmul(k.transpose(-2, -1)) * std::pow(static_cast<double>(k.size(-1)), -0.5);
     wei = wei.masked_fill(tril.index({Slice(None, T), Slice(None, T)}) == 0, -INFINITY);  // (B, T, T)
-    wei = F::softmax(wei, -1);  // (B, T, T)
+    wei = F::softmax(wei, -1);                                                            // (B, T, T)
     wei = dropout(wei);
     // perform the weighted aggregation of the values
-    Tensor v = value(x);  // (B, T, hs)
+    Tensor v = value(x);   // (B, T, hs)
     return wei.matmul(v);  // (B, T, T) @ (B, T, hs) -> (B, T, hs)
   }
 
@@ -124,8 +125,9 @@ class MultiHeadAttention : public nn::Module {
 class FeedForward : public nn::Module {
  public:
   FeedForward(const Config& c)
-      : net(register_module("net", nn::Sequential{nn::Linear(c.n_embd, 4 * c.n_embd), nn::ReLU(),
-                                                  nn::Linear(4 * c.n_embd, c.n_embd), nn::Dropout(c.dropout)})) {}
+      : net(register_module("net",
+                            nn::Sequential{nn::Linear(c.n_embd, 4 * c.n_embd), nn::ReLU(),
+                                           nn::Linear(4 * c.n_embd, c.n_embd), nn::Dropout(c.dropout)})) {}
 
   Tensor forward(const Tensor& x) override { return net(x); }
 
@@ -160,7 +162,8 @@ class GPTLanguageModel : public nn::Module {
       : block_size(c.block_size),
         // each token directly reads off the logits for the next token from a lookup table
         token_embedding_table(register_module("token_embedding_table", nn::Embedding(vocab_size, c.n_embd))),
-        position_embedding_table(register_module("position_embedding_table", nn::Embedding(c.block_size, c.n_embd))),
+        position_embedding_table(
+            register_module("position_embedding_table", nn::Embedding(c.block_size, c.n_embd))),
         blocks(register_module("blocks", make_blocks(c))),
         ln_f(register_module("ln_f", nn::LayerNorm(c.n_embd))),  // final layer norm
         lm_head(register_module("lm_head", nn::Linear(c.n_embd, vocab_size))) {
@@ -187,12 +190,12 @@ class GPTLanguageModel : public nn::Module {
   // idx and targets are both (B, T) tensors of integers; targets may be undefined (None)
   std::pair<Tensor, Tensor> forward(const Tensor& idx, const Tensor& targets = Tensor()) {
     const int64_t T = idx.size(1);
-    Tensor tok_emb = token_embedding_table(idx);               // (B, T, C)
-    Tensor pos_emb = position_embedding_table(arange(T));      // (T, C)
-    Tensor x = tok_emb + pos_emb;                              // (B, T, C)
-    x = blocks(x);                                             // (B, T, C)
-    x = ln_f(x);                                               // (B, T, C)
-    Tensor logits = lm_head(x);                                // (B, T, vocab_size)
+    Tensor tok_emb = token_embedding_table(idx);           // (B, T, C)
+    Tensor pos_emb = position_embedding_table(arange(T));  // (T, C)
+    Tensor x = tok_emb + pos_emb;                          // (B, T, C)
+    x = blocks(x);                                         // (B, T, C)
+    x = ln_f(x);                                           // (B, T, C)
+    Tensor logits = lm_head(x);                            // (B, T, vocab_size)
     if (!targets.defined()) return {logits, Tensor()};
     const int64_t B = logits.size(0), C = logits.size(2);
     Tensor loss = F::cross_entropy(logits.view({B * T, C}), targets.view({B * T}));
@@ -204,12 +207,13 @@ class GPTLanguageModel : public nn::Module {
   Tensor generate(Tensor idx, int64_t max_new_tokens) {
     NoGradGuard no_grad;
     for (int64_t i = 0; i < max_new_tokens; ++i) {
-      Tensor idx_cond = idx.index({Slice(), Slice(-block_size, None)});  // crop idx to the last block_size tokens
-      auto [logits, loss] = forward(idx_cond);                           // get the predictions
-      logits = logits.index({Slice(), -1, Slice()});                     // focus only on the last time step: (B, C)
-      Tensor probs = F::softmax(logits, -1);                             // apply softmax to get probabilities
-      Tensor idx_next = multinomial(probs, /*num_samples=*/1);           // sample from the distribution: (B, 1)
-      idx = cat({idx, idx_next}, 1);                                     // append sampled index: (B, T+1)
+      Tensor idx_cond =
+          idx.index({Slice(), Slice(-block_size, None)});       // crop idx to the last block_size tokens
+      auto [logits, loss] = forward(idx_cond);                  // get the predictions
+      logits = logits.index({Slice(), -1, Slice()});            // focus only on the last time step: (B, C)
+      Tensor probs = F::softmax(logits, -1);                    // apply softmax to get probabilities
+      Tensor idx_next = multinomial(probs, /*num_samples=*/1);  // sample from the distribution: (B, 1)
+      idx = cat({idx, idx_next}, 1);                            // append sampled index: (B, T+1)
     }
     return idx;
   }
@@ -253,8 +257,10 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_option("--n-layer", c.n_layer, "blocks")->check(at_least(1));
   app.add_option("--dropout", c.dropout, "dropout probability")->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", run.seed, "torch.manual_seed");
-  app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")->check(at_least(0));
-  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")->check(at_least(0));
+  app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")
+      ->check(at_least(0));
+  app.add_option("--threads", run.threads, "threads of the matrix products (0: the BLAS's default)")
+      ->check(at_least(0));
   app.add_option("--input", run.input, "the text to learn");
   app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)");
   app.add_option("--checkpoint", run.checkpoint, "written at every evaluation and at the end");
@@ -263,18 +269,24 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_option("--output", run.output, "the generated text");
   app.add_flag("--eval-mode", run.eval_mode, "generate with dropout off (gpt.py generates in training mode)");
   app.add_flag("--print-losses", run.print_losses, "print every training batch's loss");
-  app.add_option("--stop-at", run.stop_at, "end after the checkpoint of the evaluation at this step (--resume goes on)");
+  app.add_option("--stop-at", run.stop_at,
+                 "end after the checkpoint of the evaluation at this step (--resume goes on)");
   app.add_flag("--distributed", run.distributed, "train on the ranks mpirun started (on by itself under mpirun)");
 }
 
 // The flags a checkpoint records: a resumed run with other values is told so.
 Metadata config_metadata(const Config& c, const Run& run) {
   auto text = [](double v) { return support::number_text(v); };
-  return {{"batch-size", std::to_string(c.batch_size)}, {"block-size", std::to_string(c.block_size)},
-          {"eval-interval", std::to_string(c.eval_interval)}, {"eval-iters", std::to_string(c.eval_iters)},
-          {"learning-rate", text(c.learning_rate)}, {"n-embd", std::to_string(c.n_embd)},
-          {"n-head", std::to_string(c.n_head)}, {"n-layer", std::to_string(c.n_layer)},
-          {"dropout", text(c.dropout)}, {"seed", std::to_string(run.seed)}};
+  return {{"batch-size", std::to_string(c.batch_size)},
+          {"block-size", std::to_string(c.block_size)},
+          {"eval-interval", std::to_string(c.eval_interval)},
+          {"eval-iters", std::to_string(c.eval_iters)},
+          {"learning-rate", text(c.learning_rate)},
+          {"n-embd", std::to_string(c.n_embd)},
+          {"n-head", std::to_string(c.n_head)},
+          {"n-layer", std::to_string(c.n_layer)},
+          {"dropout", text(c.dropout)},
+          {"seed", std::to_string(run.seed)}};
 }
 
 // What the flags cannot say alone: the heads split the embedding evenly, a prompt is not empty.
@@ -401,8 +413,9 @@ int main(int argc, char** argv) try {
         support::write_run_plot(run.plot, "gpt: cross-entropy loss", history);
       }
       if (iter == run.stop_at) {
-        if (rank0) std::printf("stopped at step %lld: %s holds it, continue with --resume\n",
-                               static_cast<long long>(iter), run.checkpoint.c_str());
+        if (rank0)
+          std::printf("stopped at step %lld: %s holds it, continue with --resume\n", static_cast<long long>(iter),
+                      run.checkpoint.c_str());
         return 0;
       }
     }

@@ -16,9 +16,9 @@ Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optiona
                           ", embedding_dim=", embedding_dim);
   if (padding_idx) {
     // As nn.Embedding.__init__: a negative padding_idx counts from the end.
-    minigrad::detail::check<std::out_of_range>(*padding_idx >= -num_embeddings && *padding_idx < num_embeddings,
-                                               "Embedding: padding_idx ", *padding_idx,
-                                               " must be within num_embeddings (", num_embeddings, ")");
+    minigrad::detail::check<std::out_of_range>(
+        *padding_idx >= -num_embeddings && *padding_idx < num_embeddings, "Embedding: padding_idx ",
+        *padding_idx, " must be within num_embeddings (", num_embeddings, ")");
     if (*padding_idx < 0) this->padding_idx = *padding_idx + num_embeddings;
   }
   weight = register_parameter("weight", empty({num_embeddings, embedding_dim}));

@@ -74,12 +74,15 @@ using minigrad::softmax;
 /// minigrad::embedding(weight, indices) follows torch.embedding. The op, its derivative and its
 /// errors are minigrad::embedding's (autograd/ops_index.hpp). max_norm, scale_grad_by_freq and
 /// sparse are not supported.
-inline Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt) {
+inline Tensor embedding(const Tensor& input, const Tensor& weight,
+                        std::optional<int64_t> padding_idx = std::nullopt) {
   return minigrad::embedding(weight, input, padding_idx);
 }
 
 /// As `F.one_hot(tensor, num_classes)`: minigrad::one_hot (autograd/ops_index.hpp).
-inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) { return minigrad::one_hot(tensor, num_classes); }
+inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) {
+  return minigrad::one_hot(tensor, num_classes);
+}
 
 }  // namespace minigrad::nn::functional
 

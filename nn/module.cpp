@@ -4,7 +4,8 @@
 // Every walk follows torch/nn/modules/module.py: a module's own entries first, in registration
 // order, then each child's, depth first, names joined with dots. named_parameters() and modules()
 // list a shared tensor or module once (PyTorch's memo set); state_dict() lists it under every name.
-// operator() wraps forward: it names the module in errors, in anomaly notes and for the recorder.
+// operator() wraps forward: it names the module in errors and runs the forward hooks, through
+// which anomaly notes and the output recorder see each module.
 #include "nn/module.hpp"
 
 #include <cxxabi.h>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -36,7 +38,8 @@ Module::Module(Module&& other) noexcept
       buffers_(std::move(other.buffers_)),
       non_persistent_(std::move(other.non_persistent_)),
       children_(std::move(other.children_)),
-      training_(other.training_) {
+      training_(other.training_),
+      hooks_(std::move(other.hooks_)) {
   adopt_children(&other);
 }
 
@@ -48,6 +51,7 @@ Module& Module::operator=(Module&& other) noexcept {
   non_persistent_ = std::move(other.non_persistent_);
   children_ = std::move(other.children_);
   training_ = other.training_;
+  hooks_ = std::move(other.hooks_);
   adopt_children(&other);
   return *this;
 }
@@ -70,10 +74,9 @@ Tensor Module::forward(const Tensor&) {
 
 std::string Module::name() const { return detail::short_type_name(typeid(*this)); }
 
-// ---- calling forward: the module's path in errors, anomaly notes and recorded outputs ----------
+// ---- calling forward: hooks around it, the module's path in errors --------------------------
 
 namespace {
-thread_local OutputRecorder* current_recorder = nullptr;        // the innermost live OutputRecorder
 std::vector<std::string> split_lines(const std::string& text);  // (in the printing section below)
 }  // namespace
 
@@ -82,20 +85,62 @@ Tensor Module::operator()(const Tensor& input) {
 }
 
 Tensor Module::call_forward(const std::function<Tensor()>& forward_call) {
-  std::optional<minigrad::detail::AnomalyModuleScope> anomaly_scope;
-  if (minigrad::detail::anomaly_enabled) anomaly_scope.emplace(describe());
-
+  run_pre_hooks();
   Tensor output;
   try {
     output = forward_call();
   } catch (const ModuleError&) {
+    run_hooks(Tensor(), /*failed=*/true);
     throw;  // an inner module has already put its path in front: say it once
   } catch (const std::exception& error) {
+    run_hooks(Tensor(), /*failed=*/true);
     rethrow_with_context(error);
   }
-  if (current_recorder != nullptr) current_recorder->outputs_.emplace_back(path(), output.detach());
+  run_hooks(output, /*failed=*/false);
   return output;
 }
+
+void Module::run_pre_hooks() {
+  for (const auto& list : {&detail::global_hooks(), hooks_.get()}) {
+    if (list == nullptr) continue;
+    for (const auto& entry : *list->snapshot())
+      if (entry.pre) entry.pre(*this);
+  }
+}
+
+void Module::run_hooks(const Tensor& output, bool failed) {
+  for (const auto& list : {&detail::global_hooks(), hooks_.get()}) {
+    if (list == nullptr) continue;
+    for (const auto& entry : *list->snapshot())
+      if (entry.post && (!failed || entry.always_call)) entry.post(*this, output);
+  }
+}
+
+RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook) {
+  if (!hooks_) hooks_ = std::make_shared<detail::HookList>();
+  return hooks_->add({.id = 0, .pre = std::move(hook), .post = {}});
+}
+
+RemovableHandle Module::register_forward_hook(ForwardHook hook, bool always_call) {
+  if (!hooks_) hooks_ = std::make_shared<detail::HookList>();
+  return hooks_->add({.id = 0, .pre = {}, .post = std::move(hook), .always_call = always_call});
+}
+
+// Anomaly mode notes the module whose forward recorded each op: a global pre-hook opens the
+// module's scope and an always-called forward hook closes it, also when forward throws.
+namespace {
+thread_local std::vector<std::unique_ptr<minigrad::detail::AnomalyModuleScope>> anomaly_scopes;  // null: off
+
+const bool anomaly_hooks_registered = [] {
+  register_module_forward_pre_hook([](Module& module) {
+    anomaly_scopes.push_back(minigrad::detail::anomaly_enabled
+                                 ? std::make_unique<minigrad::detail::AnomalyModuleScope>(module.describe())
+                                 : nullptr);
+  });
+  register_module_forward_hook([](Module&, const Tensor&) { anomaly_scopes.pop_back(); }, /*always_call=*/true);
+  return true;
+}();
+}  // namespace
 
 // Only the standard types are rebuilt (each is constructible from a message); anything else,
 // a learner's own exception type included, is rethrown untouched rather than sliced.
@@ -135,8 +180,23 @@ std::string Module::path() const {
   return out;
 }
 
-OutputRecorder::OutputRecorder() : previous_(current_recorder) { current_recorder = this; }
-OutputRecorder::~OutputRecorder() { current_recorder = previous_; }
+// Recorders nest per thread: the hook of each records only while its recorder is the innermost
+// one of the thread that made it.
+namespace {
+thread_local OutputRecorder* current_recorder = nullptr;
+}  // namespace
+
+OutputRecorder::OutputRecorder() : previous_(current_recorder) {
+  current_recorder = this;
+  hook_ = register_module_forward_hook([this](Module& module, const Tensor& output) {
+    if (current_recorder == this) outputs_.emplace_back(module.path(), output.detach());
+  });
+}
+
+OutputRecorder::~OutputRecorder() {
+  hook_.remove();
+  current_recorder = previous_;
+}
 
 // ---- registration -------------------------------------------------------------------------------
 
@@ -215,7 +275,8 @@ void Module::collect(bool recurse, bool buffers, NamedTensors& out) const {
   std::unordered_set<const TensorImpl*> memo;  // a tensor shared by two modules is listed once
   for (const auto& [prefix, module] : modules) {
     const auto add = [&](const std::string& key, const Tensor& tensor) {
-      if (memo.insert(tensor.impl()).second) out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
+      if (memo.insert(tensor.impl()).second)
+        out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
     };
     if (buffers) {
       for (const auto& [key, tensor] : module->buffers_) add(key, tensor);
@@ -302,8 +363,8 @@ void convert_in_place(const Tensor& t, Dtype dtype) {
 }  // namespace
 
 Module& Module::to(Dtype dtype) {
-  check(is_floating_point(dtype), "Module::to: only float32 and float64 are accepted, got ", dtype_name(dtype),
-        " (as nn.Module.to, which converts floating-point parameters and buffers)");
+  check(is_floating_point(dtype), "Module::to: only float32 and float64 are accepted, got ",
+        dtype_name(dtype), " (as nn.Module.to, which converts floating-point parameters and buffers)");
   for (Module& module : modules()) {
     for (const auto& [key, tensor] : module.parameters_) convert_in_place(tensor, dtype);
     for (const auto& [key, tensor] : module.buffers_) convert_in_place(tensor, dtype);

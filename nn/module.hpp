@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "autograd/tensor.hpp"
+#include "nn/hooks.hpp"
 
 namespace minigrad::nn {
 
@@ -128,6 +129,9 @@ class Module {
   /// This module's dotted path from the root of its tree ("net.0"), "" for a root: its name in
   /// named_modules() of the root. A module shared by two parents has the path of the first.
   std::string path() const;
+  /// The path and the configuration, as errors and anomaly notes name a module:
+  /// "net.0 (Linear in_features=128, out_features=512, bias=True)"; "(FeedForward)" for a root.
+  std::string describe() const;
 
   /// Calls fn on every child's subtree, in registration order, then on this module: children
   /// before their parent, as `module.apply(fn)` (a module shared by two parents is visited under
@@ -174,6 +178,16 @@ class Module {
   /// set_to_none, makes them undefined instead (`module.zero_grad(set_to_none)`).
   void zero_grad(bool set_to_none = false);
 
+  // ---- hooks (nn/hooks.hpp) -------------------------------------------------------------------
+
+  /// Calls `hook(module)` before each forward of this module, after the global pre-hooks
+  /// (`module.register_forward_pre_hook`).
+  RemovableHandle register_forward_pre_hook(ForwardPreHook hook);
+  /// Calls `hook(module, output)` after each forward of this module returns, after the global
+  /// hooks; with always_call, also when forward throws, with an undefined output
+  /// (`module.register_forward_hook(hook, always_call=...)`).
+  RemovableHandle register_forward_hook(ForwardHook hook, bool always_call = false);
+
   // ---- saving and loading ---------------------------------------------------------------------
 
   /// Every parameter and persistent buffer by dotted name, detached (`module.state_dict()`): per
@@ -187,9 +201,8 @@ class Module {
 
  protected:
   /// What operator() does around forward, for subclasses whose call takes other arguments (the
-  /// losses' `loss(input, target)`): runs `forward_call` with this module's anomaly note, adds
-  /// this module's path to a standard exception escaping it, and records the output for an
-  /// OutputRecorder.
+  /// losses' `loss(input, target)`): runs the forward pre-hooks, `forward_call`, then the forward
+  /// hooks, and adds this module's path to a standard exception escaping it.
   Tensor call_forward(const std::function<Tensor()>& forward_call);
 
  private:
@@ -204,10 +217,12 @@ class Module {
   void collect(bool recurse, bool buffers, NamedTensors& out) const;
   // state_dict() entries, not yet detached: the live tensors load_state_dict() writes into.
   void state_entries(const std::string& prefix, StateDict& out) const;
-  // "net.0 (Linear in_features=128, out_features=512, bias=True)": what errors and anomaly notes name.
-  std::string describe() const;
   // Throws `error` again as its own standard type, its message prefixed by describe().
   [[noreturn]] void rethrow_with_context(const std::exception& error) const;
+  // Runs the global hooks, then this module's: pre-hooks, or forward hooks (only the always_call
+  // ones when `failed`).
+  void run_pre_hooks();
+  void run_hooks(const Tensor& output, bool failed);
   // Makes this module the parent of the children whose parent was `previous` (after a move).
   void adopt_children(const Module* previous);
   // The children whose parent is this module forget it.
@@ -221,6 +236,7 @@ class Module {
   bool training_ = true;
   Module* parent_ = nullptr;  // the module this one was first registered in; null for a root
   std::string key_;           // the name it was registered under in parent_
+  std::shared_ptr<detail::HookList> hooks_;  // this module's own hooks; null until one is registered
 };
 
 /// Part of every exception Module::operator() rethrows: catch `const nn::ModuleError&` to learn
@@ -239,9 +255,9 @@ class ModuleError {
 
 /// While alive, records the output of every module called through operator() on this thread, as
 /// (its path(), the output detached), in the order the calls return: inner modules before the
-/// modules that called them. It collects what a forward hook on every module collects in PyTorch
-/// (`module.register_forward_hook`); the parity trace (parity/parity.hpp) names activations with it.
-/// Recorders nest: only the innermost one records.
+/// modules that called them. It is a global forward hook (nn::register_module_forward_hook); the
+/// parity trace (parity/parity.hpp) names activations with it. Recorders nest: only the innermost
+/// one records.
 class OutputRecorder {
  public:
   OutputRecorder();
@@ -253,9 +269,9 @@ class OutputRecorder {
   const NamedTensors& outputs() const { return outputs_; }
 
  private:
-  friend class Module;
   NamedTensors outputs_;
   OutputRecorder* previous_;
+  RemovableHandle hook_;
 };
 
 /// Prints the module tree in PyTorch's repr layout:

@@ -16,7 +16,8 @@ Module& ModuleList::operator[](int64_t index) const {
 }
 
 void ModuleList::check_type(bool ok, int64_t index, const Module& module, const std::type_info& wanted) {
-  check(ok, "ModuleList::at: module ", index, " is a ", module.name(), ", not a ", detail::short_type_name(wanted));
+  check(ok, "ModuleList::at: module ", index, " is a ", module.name(), ", not a ",
+        detail::short_type_name(wanted));
 }
 
 }  // namespace minigrad::nn

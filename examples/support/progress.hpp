@@ -45,7 +45,8 @@ class Progress {
     const bool last = step == total_steps_;
     if (terminal_) {
       if (!last && now - last_print_ < std::chrono::milliseconds(100)) return;
-      std::fprintf(stream_, "\r%-60s", line(step, loss).c_str());  // padded: a shorter line covers a longer one
+      std::fprintf(stream_, "\r%-60s",
+                   line(step, loss).c_str());  // padded: a shorter line covers a longer one
       in_place_ = true;
     } else {
       if (!last && step % every_ != 0) return;
@@ -75,8 +76,9 @@ class Progress {
     char text[160];
     if (tokens_per_step_ > 0) {
       const auto left = static_cast<long long>(static_cast<double>(total_steps_ - step) / rate);
-      std::snprintf(text, sizeof text, "step %*lld/%lld  loss %.4f  %.0f ms/step  %.0f tok/s  %lldm %02llds left",
-                    width, static_cast<long long>(step), static_cast<long long>(total_steps_), loss, 1000 / rate,
+      std::snprintf(text, sizeof text,
+                    "step %*lld/%lld  loss %.4f  %.0f ms/step  %.0f tok/s  %lldm %02llds left", width,
+                    static_cast<long long>(step), static_cast<long long>(total_steps_), loss, 1000 / rate,
                     rate * static_cast<double>(tokens_per_step_), left / 60, left % 60);
       return text;
     }

@@ -25,8 +25,8 @@
 #include "autograd/tensor.hpp"
 #include "data/text.hpp"
 #include "examples/support/plot.hpp"
-#include "nn/module.hpp"
 #include "io/safetensors.hpp"
+#include "nn/module.hpp"
 #include "optim/optimizer.hpp"
 
 // OpenBLAS's and BLIS's own calls to set their thread count; declared weak, so whichever library
@@ -88,9 +88,9 @@ inline std::string read_course_text(const std::string& path) {
 /// the smaller split, the validation data of val_tokens tokens (get_batch's randint needs it).
 inline void check_block_size(int64_t block_size, int64_t val_tokens) {
   if (block_size >= val_tokens) {
-    throw std::invalid_argument("--block-size " + std::to_string(block_size) +
-                                " is too large: the validation split holds only " + std::to_string(val_tokens) +
-                                " tokens, and a batch needs block_size + 1 of them");
+    throw std::invalid_argument(
+        "--block-size " + std::to_string(block_size) + " is too large: the validation split holds only " +
+        std::to_string(val_tokens) + " tokens, and a batch needs block_size + 1 of them");
   }
 }
 
@@ -124,8 +124,8 @@ inline std::vector<double> column_of(const minigrad::nn::NamedTensors& tensors, 
 /// error. Throws std::runtime_error naming the path and the reason (missing or unwritable folder,
 /// disk full).
 inline void save_checkpoint(const std::string& path, const minigrad::nn::Module& model,
-                            const minigrad::optim::Optimizer& optimizer, int64_t step, const RunHistory& history,
-                            const minigrad::Metadata& config) {
+                            const minigrad::optim::Optimizer& optimizer, int64_t step,
+                            const RunHistory& history, const minigrad::Metadata& config) {
   minigrad::nn::NamedTensors tensors;
   for (const auto& [name, value] : model.state_dict()) tensors.emplace_back("model." + name, value);
   for (const auto& [name, value] : optimizer.state_dict()) tensors.emplace_back("optimizer." + name, value);
@@ -208,7 +208,8 @@ inline void write_text_file(const std::string& path, const std::string& text) {
     file.flush();
     if (!file) {
       std::filesystem::remove(temporary);
-      throw std::runtime_error("cannot write " + path + " (the folder is missing or not writable, or the disk is full)");
+      throw std::runtime_error("cannot write " + path +
+                               " (the folder is missing or not writable, or the disk is full)");
     }
   }
   std::error_code error;
@@ -222,13 +223,26 @@ inline void write_text_file(const std::string& path, const std::string& text) {
 /// The loss curve as an SVG picture: each training batch's loss (faint, it is noisy) and the
 /// evaluations' train and val losses (bold) against the step, on a log scale.
 inline void write_run_plot(const std::string& path, const std::string& title, const RunHistory& history) {
-  LinePlot plot{.title = title, .x_title = "step", .y_title = "cross-entropy loss", .log_y = true, .series = {}};
-  plot.series.push_back(
-      {.label = "training batch", .x = history.steps, .y = history.losses, .color = "#1f77b4", .width = 1, .opacity = 0.35});
-  plot.series.push_back({.label = "train (evaluation)", .x = history.eval_steps, .y = history.eval_train,
-                         .color = "#2ca02c", .width = 2.5, .opacity = 1});
-  plot.series.push_back({.label = "val (evaluation)", .x = history.eval_steps, .y = history.eval_val,
-                         .color = "#d62728", .width = 2.5, .opacity = 1});
+  LinePlot plot{
+      .title = title, .x_title = "step", .y_title = "cross-entropy loss", .log_y = true, .series = {}};
+  plot.series.push_back({.label = "training batch",
+                         .x = history.steps,
+                         .y = history.losses,
+                         .color = "#1f77b4",
+                         .width = 1,
+                         .opacity = 0.35});
+  plot.series.push_back({.label = "train (evaluation)",
+                         .x = history.eval_steps,
+                         .y = history.eval_train,
+                         .color = "#2ca02c",
+                         .width = 2.5,
+                         .opacity = 1});
+  plot.series.push_back({.label = "val (evaluation)",
+                         .x = history.eval_steps,
+                         .y = history.eval_val,
+                         .color = "#d62728",
+                         .width = 2.5,
+                         .opacity = 1});
   write_line_plot(path, plot);
 }
 

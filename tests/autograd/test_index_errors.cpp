@@ -68,7 +68,8 @@ BOOST_AUTO_TEST_CASE(index_ops_reject_non_int64_indices_and_indices_out_of_range
   BOOST_CHECK_EXCEPTION(one_hot(zeros({2}), 3), std::invalid_argument, message_has({"one_hot", "int64"}));
   BOOST_CHECK_EXCEPTION(one_hot(longs({3}, {1}), 3), std::invalid_argument,
                         message_has({"one_hot", "class value 3", "smaller than num_classes 3"}));
-  BOOST_CHECK_EXCEPTION(one_hot(longs({-1}, {1}), 3), std::invalid_argument, message_has({"one_hot", "non-negative"}));
+  BOOST_CHECK_EXCEPTION(one_hot(longs({-1}, {1}), 3), std::invalid_argument,
+                        message_has({"one_hot", "non-negative"}));
   BOOST_CHECK_EXCEPTION(one_hot(zeros({0}, {.dtype = kInt64})), std::invalid_argument,
                         message_has({"one_hot", "empty"}));
 }
@@ -81,37 +82,45 @@ BOOST_AUTO_TEST_CASE(gather_rejects_an_index_of_the_wrong_rank_or_size) {
                         message_has({"gather", "larger than input", "dim 0"}));
   BOOST_CHECK_EXCEPTION(gather(m, 0, longs({2}, {1, 1})), std::out_of_range,
                         message_has({"gather", "index 2", "dim 0"}));
-  BOOST_CHECK_EXCEPTION(gather(m, 2, longs({0}, {1, 1})), std::out_of_range, message_has({"gather", "dim 2"}));
+  BOOST_CHECK_EXCEPTION(gather(m, 2, longs({0}, {1, 1})), std::out_of_range,
+                        message_has({"gather", "dim 2"}));
 }
 
 BOOST_AUTO_TEST_CASE(index_add_and_scatter_add_reject_mismatched_shapes_and_dtypes) {
   const Tensor m = matrix();
-  BOOST_CHECK_EXCEPTION(index_add(m, 0, longs({0}, {1}), zeros({2, 3}, {.dtype = kFloat64})), std::invalid_argument,
-                        message_has({"index_add", "[2, 3]", "must be [1, 3]"}));
+  BOOST_CHECK_EXCEPTION(index_add(m, 0, longs({0}, {1}), zeros({2, 3}, {.dtype = kFloat64})),
+                        std::invalid_argument, message_has({"index_add", "[2, 3]", "must be [1, 3]"}));
   BOOST_CHECK_EXCEPTION(index_add(m, 0, longs({0}, {1}), zeros({1, 3})), std::invalid_argument,
                         message_has({"index_add", "float64", "float32", "same dtype"}));
-  BOOST_CHECK_EXCEPTION(index_add(m, 0, longs({2}, {1}), zeros({1, 3}, {.dtype = kFloat64})), std::out_of_range,
-                        message_has({"index_add", "index 2"}));
+  BOOST_CHECK_EXCEPTION(index_add(m, 0, longs({2}, {1}), zeros({1, 3}, {.dtype = kFloat64})),
+                        std::out_of_range, message_has({"index_add", "index 2"}));
   BOOST_CHECK_EXCEPTION(scatter_add(m, 0, longs({0}, {1, 1}), zeros({1, 1})), std::invalid_argument,
                         message_has({"scatter_add", "same dtype"}));
   BOOST_CHECK_EXCEPTION(scatter_add(m, 0, longs({0, 0}, {1, 2}), zeros({1, 1}, {.dtype = kFloat64})),
                         std::invalid_argument, message_has({"scatter_add", "larger than src"}));
-  BOOST_CHECK_EXCEPTION(scatter_add(m, 0, longs({0}, {1}), zeros({1}, {.dtype = kFloat64})), std::invalid_argument,
-                        message_has({"scatter_add", "dims"}));
+  BOOST_CHECK_EXCEPTION(scatter_add(m, 0, longs({0}, {1}), zeros({1}, {.dtype = kFloat64})),
+                        std::invalid_argument, message_has({"scatter_add", "dims"}));
 }
 
 BOOST_AUTO_TEST_CASE(tril_and_triu_reject_fewer_than_two_dims) {
-  BOOST_CHECK_EXCEPTION(tril(zeros({3})), std::invalid_argument, message_has({"tril", "at least 2 dims", "[3]"}));
-  BOOST_CHECK_EXCEPTION(triu(scalar_tensor(1.0)), std::invalid_argument, message_has({"triu", "at least 2 dims", "[]"}));
+  BOOST_CHECK_EXCEPTION(tril(zeros({3})), std::invalid_argument,
+                        message_has({"tril", "at least 2 dims", "[3]"}));
+  BOOST_CHECK_EXCEPTION(triu(scalar_tensor(1.0)), std::invalid_argument,
+                        message_has({"triu", "at least 2 dims", "[]"}));
 }
 
 BOOST_AUTO_TEST_CASE(index_rejects_bad_entry_lists) {
   const Tensor m = matrix();
-  BOOST_CHECK_EXCEPTION(m.index({0, 0, 0}), std::out_of_range, message_has({"index", "too many indices", "[2, 3]"}));
-  BOOST_CHECK_EXCEPTION(m.index({Ellipsis, Ellipsis}), std::invalid_argument, message_has({"index", "ellipsis"}));
-  BOOST_CHECK_EXCEPTION(m.index({Slice(None, None, 0)}), std::invalid_argument, message_has({"slice", "step", "0"}));
-  BOOST_CHECK_EXCEPTION(m.index({Slice(None, None, -1)}), std::invalid_argument, message_has({"slice", "step", "-1"}));
-  BOOST_CHECK_EXCEPTION(m.index({Slice(), 3}), std::out_of_range, message_has({"select", "index 3", "dim 1"}));
+  BOOST_CHECK_EXCEPTION(m.index({0, 0, 0}), std::out_of_range,
+                        message_has({"index", "too many indices", "[2, 3]"}));
+  BOOST_CHECK_EXCEPTION(m.index({Ellipsis, Ellipsis}), std::invalid_argument,
+                        message_has({"index", "ellipsis"}));
+  BOOST_CHECK_EXCEPTION(m.index({Slice(None, None, 0)}), std::invalid_argument,
+                        message_has({"slice", "step", "0"}));
+  BOOST_CHECK_EXCEPTION(m.index({Slice(None, None, -1)}), std::invalid_argument,
+                        message_has({"slice", "step", "-1"}));
+  BOOST_CHECK_EXCEPTION(m.index({Slice(), 3}), std::out_of_range,
+                        message_has({"select", "index 3", "dim 1"}));
   const Tensor i = longs({0}, {1});
   BOOST_CHECK_EXCEPTION(m.index({i, i}), std::invalid_argument, message_has({"index", "one tensor"}));
 }
@@ -120,7 +129,8 @@ BOOST_AUTO_TEST_CASE(split_and_chunk_reject_bad_sizes) {
   const Tensor x = zeros({5, 2});
   BOOST_CHECK_EXCEPTION(split(x, 0), std::invalid_argument, message_has({"split", "0", "size 5"}));
   BOOST_CHECK_EXCEPTION(split(x, -1), std::invalid_argument, message_has({"split", "non-negative"}));
-  BOOST_CHECK_EXCEPTION(split(x, {2, 2}), std::invalid_argument, message_has({"split", "[2, 2]", "add up to 4", "size 5"}));
+  BOOST_CHECK_EXCEPTION(split(x, {2, 2}), std::invalid_argument,
+                        message_has({"split", "[2, 2]", "add up to 4", "size 5"}));
   BOOST_CHECK_EXCEPTION(chunk(x, 0), std::invalid_argument, message_has({"chunk", "greater than 0"}));
   BOOST_CHECK_EXCEPTION(split(scalar_tensor(1.0), 1), std::invalid_argument, message_has({"split", "0-d"}));
 }

@@ -67,7 +67,8 @@ Tensor from_record(const json& record) {
 
 /// Every element within atol + rtol * |expected|, infinities equal; one assertion naming the worst.
 void check_close(const Values& got, const Values& expected, const std::string& what, double atol = 1e-6) {
-  BOOST_TEST_REQUIRE(got.size() == expected.size(), what << ": " << got.size() << " values, PyTorch has " << expected.size());
+  BOOST_TEST_REQUIRE(got.size() == expected.size(),
+                     what << ": " << got.size() << " values, PyTorch has " << expected.size());
   size_t worst = 0;
   double excess = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -78,7 +79,8 @@ void check_close(const Values& got, const Values& expected, const std::string& w
       worst = i;
     }
   }
-  BOOST_TEST(excess <= 0, what << ": element " << worst << " is " << got[worst] << ", PyTorch has " << expected[worst]);
+  BOOST_TEST(excess <= 0,
+             what << ": element " << worst << " is " << got[worst] << ", PyTorch has " << expected[worst]);
 }
 
 using Outputs = std::vector<Tensor>;
@@ -87,16 +89,19 @@ const std::map<std::string, std::function<Outputs(Inputs&)>>& fixture_ops() {
   static const std::map<std::string, std::function<Outputs(Inputs&)>> ops = {
       {"embedding_BT_repeated", [](Inputs& x) { return Outputs{embedding(x["weight"], x["indices"])}; }},
       {"embedding_padding_idx_1", [](Inputs& x) { return Outputs{embedding(x["weight"], x["indices"], 1)}; }},
-      {"embedding_padding_idx_minus_1", [](Inputs& x) { return Outputs{embedding(x["weight"], x["indices"], -1)}; }},
+      {"embedding_padding_idx_minus_1",
+       [](Inputs& x) { return Outputs{embedding(x["weight"], x["indices"], -1)}; }},
       {"index_select_dim0_repeated", [](Inputs& x) { return Outputs{index_select(x["a"], 0, x["index"])}; }},
       {"index_select_dim1", [](Inputs& x) { return Outputs{index_select(x["a"], 1, x["index"])}; }},
       {"index_select_dim_minus_1", [](Inputs& x) { return Outputs{x["a"].index_select(-1, x["index"])}; }},
       {"index_tensor_2d_negative", [](Inputs& x) { return Outputs{x["a"][x["index"]]}; }},
       {"gather_dim1", [](Inputs& x) { return Outputs{gather(x["a"], 1, x["index"])}; }},
       {"gather_dim0_repeated", [](Inputs& x) { return Outputs{gather(x["a"], 0, x["index"])}; }},
-      {"index_add_dim0_alpha_2", [](Inputs& x) { return Outputs{index_add(x["a"], 0, x["index"], x["source"], 2)}; }},
+      {"index_add_dim0_alpha_2",
+       [](Inputs& x) { return Outputs{index_add(x["a"], 0, x["index"], x["source"], 2)}; }},
       {"index_add_dim1", [](Inputs& x) { return Outputs{index_add(x["a"], 1, x["index"], x["source"])}; }},
-      {"scatter_add_dim1_smaller_index", [](Inputs& x) { return Outputs{scatter_add(x["a"], 1, x["index"], x["src"])}; }},
+      {"scatter_add_dim1_smaller_index",
+       [](Inputs& x) { return Outputs{scatter_add(x["a"], 1, x["index"], x["src"])}; }},
       {"scatter_add_dim0", [](Inputs& x) { return Outputs{scatter_add(x["a"], 0, x["index"], x["src"])}; }},
       {"tril", [](Inputs& x) { return Outputs{tril(x["a"])}; }},
       {"tril_diagonal_minus_1_batched", [](Inputs& x) { return Outputs{tril(x["a"], -1)}; }},
@@ -108,20 +113,57 @@ const std::map<std::string, std::function<Outputs(Inputs&)>>& fixture_ops() {
          const Tensor mask = x["tril"].index({Slice(None, 3), Slice(None, 3)}) == 0;
          return Outputs{softmax(x["wei"].masked_fill(mask, -INFINITY), -1)};
        }},
-      {"masked_fill_causal", [](Inputs& x) { return Outputs{x["wei"].masked_fill(x["tril"] == 0, -INFINITY)}; }},
-      {"slice_negative_start", [](Inputs& x) { return Outputs{x["idx"].index({Slice(), Slice(-3, None)})}; }},
-      {"slice_last_position", [](Inputs& x) { return Outputs{x["logits"].index({Slice(), -1, Slice()})}; }},
-      {"slice_both_dims", [](Inputs& x) { return Outputs{x["tril"].index({Slice(None, 3), Slice(None, 3)})}; }},
-      {"slice_step_2_ellipsis", [](Inputs& x) { return Outputs{x["x"].index({Ellipsis, Slice(None, None, 2)})}; }},
-      {"slice_none_negative_stop", [](Inputs& x) { return Outputs{x["x"].index({None, Slice(1, None), Slice(None, -1)})}; }},
-      {"slice_clamped_bounds", [](Inputs& x) { return Outputs{x["x"].index({Slice(-10, 2), Slice(3, 100)})}; }},
-      {"index_tensor_middle_dim", [](Inputs& x) { return Outputs{x["x"].index({Slice(), x["idx"]})}; }},
-      {"index_integer_then_tensor", [](Inputs& x) { return Outputs{x["x"].index({1, Slice(), x["idx"]})}; }},
-      {"cat_dim_minus_1", [](Inputs& x) { return Outputs{cat({x["a"], x["b"], x["c"]}, -1)}; }},
-      {"stack_dim_minus_1", [](Inputs& x) { return Outputs{stack({x["a"], x["b"]}, -1)}; }},
-      {"stack_dim_1", [](Inputs& x) { return Outputs{stack({x["a"], x["b"], x["c"]}, 1)}; }},
+      {"masked_fill_causal",
+       [](Inputs& x) { return Outputs{x["wei"].masked_fill(x["tril"] == 0, -INFINITY)}; }},
+      {"slice_negative_start",
+       [](Inputs& x) {
+         return Outputs{x["idx"].index({Slice(), Slice(-3, None)})};
+       }},
+      {"slice_last_position",
+       [](Inputs& x) {
+         return Outputs{x["logits"].index({Slice(), -1, Slice()})};
+       }},
+      {"slice_both_dims",
+       [](Inputs& x) {
+         return Outputs{x["tril"].index({Slice(None, 3), Slice(None, 3)})};
+       }},
+      {"slice_step_2_ellipsis",
+       [](Inputs& x) {
+         return Outputs{x["x"].index({Ellipsis, Slice(None, None, 2)})};
+       }},
+      {"slice_none_negative_stop",
+       [](Inputs& x) {
+         return Outputs{x["x"].index({None, Slice(1, None), Slice(None, -1)})};
+       }},
+      {"slice_clamped_bounds",
+       [](Inputs& x) {
+         return Outputs{x["x"].index({Slice(-10, 2), Slice(3, 100)})};
+       }},
+      {"index_tensor_middle_dim",
+       [](Inputs& x) {
+         return Outputs{x["x"].index({Slice(), x["idx"]})};
+       }},
+      {"index_integer_then_tensor",
+       [](Inputs& x) {
+         return Outputs{x["x"].index({1, Slice(), x["idx"]})};
+       }},
+      {"cat_dim_minus_1",
+       [](Inputs& x) {
+         return Outputs{cat({x["a"], x["b"], x["c"]}, -1)};
+       }},
+      {"stack_dim_minus_1",
+       [](Inputs& x) {
+         return Outputs{stack({x["a"], x["b"]}, -1)};
+       }},
+      {"stack_dim_1",
+       [](Inputs& x) {
+         return Outputs{stack({x["a"], x["b"], x["c"]}, 1)};
+       }},
       {"split_2_dim_0", [](Inputs& x) { return split(x["x"], 2); }},
-      {"split_sizes_dim_minus_1", [](Inputs& x) { return split(x["x"], {1, 3, 2}, -1); }},
+      {"split_sizes_dim_minus_1",
+       [](Inputs& x) {
+         return split(x["x"], {1, 3, 2}, -1);
+       }},
       {"chunk_4_of_5", [](Inputs& x) { return chunk(x["x"], 4); }},
       {"chunk_3_dim_1", [](Inputs& x) { return x["x"].chunk(3, 1); }},
       {"matmul_BThs_at_BhsT", [](Inputs& x) { return Outputs{matmul(x["q"], x["kT"])}; }},
@@ -134,9 +176,9 @@ const std::map<std::string, std::function<Outputs(Inputs&)>>& fixture_ops() {
 
 // Where minigrad records another node than PyTorch (the gradient is the same, checked above).
 const std::map<std::string, std::string> kOtherGradFn = {
-    {"split_2_dim_0", "SliceBackward0"},             // PyTorch: one SplitBackward0 for all pieces
-    {"split_sizes_dim_minus_1", "SliceBackward0"},   // PyTorch: SplitWithSizesBackward0
-    {"chunk_4_of_5", "SliceBackward0"},              // PyTorch: SplitBackward0
+    {"split_2_dim_0", "SliceBackward0"},            // PyTorch: one SplitBackward0 for all pieces
+    {"split_sizes_dim_minus_1", "SliceBackward0"},  // PyTorch: SplitWithSizesBackward0
+    {"chunk_4_of_5", "SliceBackward0"},             // PyTorch: SplitBackward0
     {"chunk_3_dim_1", "SliceBackward0"},
     {"slice_step_2_ellipsis", "IndexSelectBackward0"},  // a step > 1 goes through index_select
     {"index_tensor_middle_dim", "PermuteBackward0"},    // a tensor entry past dim 0 permutes around index
@@ -171,12 +213,14 @@ BOOST_AUTO_TEST_CASE(every_fixture_case_matches_pytorchs_values_and_gradients) {
         BOOST_TEST(dtype_name(outs[i].dtype()) == expected.at("dtype").get<std::string>());
         check_close(values_of(outs[i]), numbers(expected.at("values")), name + " out " + std::to_string(i));
         if (!outs[i].requires_grad()) continue;
-        const Tensor grad_out = tensor(numbers(c.at("grad_outs")[i]), outs[i].shape(), {.dtype = outs[i].dtype()});
+        const Tensor grad_out =
+            tensor(numbers(c.at("grad_outs")[i]), outs[i].shape(), {.dtype = outs[i].dtype()});
         // masked entries are -inf with a zero gradient: where the cotangent meets them, leave them out
         const Tensor term = where(outs[i] == -INFINITY, zeros({}), outs[i] * grad_out).sum();
         loss = loss.defined() ? loss + term : term;
       }
-      const std::string grad_fn = kOtherGradFn.contains(name) ? kOtherGradFn.at(name) : c.at("grad_fn").get<std::string>();
+      const std::string grad_fn =
+          kOtherGradFn.contains(name) ? kOtherGradFn.at(name) : c.at("grad_fn").get<std::string>();
       if (!grad_fn.empty()) BOOST_TEST(outs[0].grad_fn()->name == grad_fn);
       if (loss.defined()) loss.backward();
       for (const auto& [key, expected] : c.at("grads").items()) {
@@ -237,7 +281,8 @@ BOOST_AUTO_TEST_CASE(every_index_op_backward_matches_finite_differences) {
   for (const Row& row : table) {
     BOOST_TEST_CONTEXT(row.name) {
       In inputs;
-      for (const Shape& shape : row.shapes) inputs.push_back(randn(shape, generator, {.dtype = kFloat64, .requires_grad = true}));
+      for (const Shape& shape : row.shapes)
+        inputs.push_back(randn(shape, generator, {.dtype = kFloat64, .requires_grad = true}));
       try {
         BOOST_TEST(gradcheck(row.f, inputs));
       } catch (const std::exception& e) {
@@ -254,7 +299,8 @@ BOOST_AUTO_TEST_CASE(embedding_picks_rows_for_indices_of_any_shape) {
   const Tensor out = embedding(table, longs({2, 0, 2, 1}, {2, 2}));
   BOOST_TEST(out.shape() == Shape({2, 2, 2}));
   BOOST_TEST(values_of(out) == Values({2, 5, 0, 3, 2, 5, 1, 4}), boost::test_tools::per_element());
-  BOOST_TEST(embedding(table, scalar_tensor(1, {.dtype = kInt64})).shape() == Shape({2}));  // 0-d ids: one row
+  BOOST_TEST(embedding(table, scalar_tensor(1, {.dtype = kInt64})).shape() ==
+             Shape({2}));  // 0-d ids: one row
   BOOST_TEST(embedding(table, zeros({0}, {.dtype = kInt64})).shape() == Shape({0, 2}));
 }
 
@@ -273,19 +319,22 @@ BOOST_AUTO_TEST_CASE(indexing_by_a_tensor_takes_negative_indices_and_keeps_the_i
   const Tensor out = m[longs({-1, 0, 1}, {3, 1})];
   BOOST_TEST(out.shape() == Shape({3, 1, 3}));
   BOOST_TEST(values_of(out) == Values({3, 4, 5, 0, 1, 2, 3, 4, 5}), boost::test_tools::per_element());
-  BOOST_TEST(values_of(index_select(m, 1, longs({2, 2}, {2}))) == Values({2, 2, 5, 5}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(index_select(m, 1, longs({2, 2}, {2}))) == Values({2, 2, 5, 5}),
+             boost::test_tools::per_element());
   BOOST_TEST(index_select(m, 1, scalar_tensor(0, {.dtype = kInt64})).shape() == Shape({2, 1}));  // as PyTorch
 }
 
 BOOST_AUTO_TEST_CASE(gather_index_add_and_scatter_add_follow_their_formulas) {
   const Tensor m = matrix();
   // gather dim 1: out[i][j] = m[i][index[i][j]]
-  BOOST_TEST(values_of(gather(m, 1, longs({2, 0, 1, 1}, {2, 2}))) == Values({2, 0, 4, 4}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(gather(m, 1, longs({2, 0, 1, 1}, {2, 2}))) == Values({2, 0, 4, 4}),
+             boost::test_tools::per_element());
   // index_add dim 0: rows 0 and 0 of source (all ones) land on row 1, twice
   const Tensor added = index_add(m, 0, longs({1, 1}, {2}), ones({2, 3}, {.dtype = kFloat64}), 10);
   BOOST_TEST(values_of(added) == Values({0, 1, 2, 23, 24, 25}), boost::test_tools::per_element());
   // scatter_add dim 1: out[i][index[i][j]] += src[i][j]
-  const Tensor scattered = scatter_add(m, 1, longs({0, 0, 2, 2}, {2, 2}), tensor(Values{1, 2, 3, 4}, {2, 2}, {.dtype = kFloat64}));
+  const Tensor scattered =
+      scatter_add(m, 1, longs({0, 0, 2, 2}, {2, 2}), tensor(Values{1, 2, 3, 4}, {2, 2}, {.dtype = kFloat64}));
   BOOST_TEST(values_of(scattered) == Values({3, 1, 2, 3, 4, 12}), boost::test_tools::per_element());
   BOOST_TEST(values_of(m) == Values({0, 1, 2, 3, 4, 5}), boost::test_tools::per_element());  // a untouched
 }
@@ -307,7 +356,8 @@ BOOST_AUTO_TEST_CASE(tril_and_triu_keep_a_triangle_per_matrix_for_every_dtype) {
       const Tensor low = tril(full);
       BOOST_TEST(dtype_name(low.dtype()) == dtype_name(dtype));
       BOOST_TEST(values_of(low[1]) == lower, boost::test_tools::per_element());
-      BOOST_TEST(values_of(triu(full, 1)[0]) == Values({0, 1, 1, 0, 0, 1, 0, 0, 0}), boost::test_tools::per_element());
+      BOOST_TEST(values_of(triu(full, 1)[0]) == Values({0, 1, 1, 0, 0, 1, 0, 0, 0}),
+                 boost::test_tools::per_element());
     }
   }
   BOOST_TEST(values_of(tril(matrix(), -1)) == Values({0, 0, 0, 3, 0, 0}), boost::test_tools::per_element());
@@ -324,11 +374,13 @@ BOOST_AUTO_TEST_CASE(index_with_slices_follows_python_slicing) {
              boost::test_tools::per_element());
   BOOST_TEST(values_of(x.index({0, Slice(None, None, 2), Slice(1, 3)})) == Values({1, 2, 9, 10}),
              boost::test_tools::per_element());
-  BOOST_TEST(values_of(x.index({Ellipsis, 0})) == Values({0, 4, 8, 12, 16, 20}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(x.index({Ellipsis, 0})) == Values({0, 4, 8, 12, 16, 20}),
+             boost::test_tools::per_element());
   BOOST_TEST(x.index({None, Ellipsis, None}).shape() == Shape({1, 2, 3, 4, 1}));
   BOOST_TEST(x.index({Slice(5, None)}).shape() == Shape({0, 3, 4}));  // past the end: empty, as Python
   BOOST_TEST(x.index({}).shape() == x.shape());
-  BOOST_TEST(values_of(x.index({Slice(), Slice(), longs({3, 0}, {2})})) == Values({3, 0, 7, 4, 11, 8, 15, 12, 19, 16, 23, 20}),
+  BOOST_TEST(values_of(x.index({Slice(), Slice(), longs({3, 0}, {2})})) ==
+                 Values({3, 0, 7, 4, 11, 8, 15, 12, 19, 16, 23, 20}),
              boost::test_tools::per_element());
 }
 
@@ -336,7 +388,8 @@ BOOST_AUTO_TEST_CASE(slice_takes_open_negative_and_stepped_bounds) {
   const Tensor v = arange(10);
   BOOST_TEST(values_of(slice(v, 0, -3)) == Values({7, 8, 9}), boost::test_tools::per_element());
   BOOST_TEST(values_of(v.slice(0, std::nullopt, 2)) == Values({0, 1}), boost::test_tools::per_element());
-  BOOST_TEST(values_of(v.slice(0, 1, std::nullopt, 3)) == Values({1, 4, 7}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(v.slice(0, 1, std::nullopt, 3)) == Values({1, 4, 7}),
+             boost::test_tools::per_element());
   BOOST_TEST(v.slice().shape() == Shape({10}));
   BOOST_TEST(values_of(v.slice(0, -100, 100, 4)) == Values({0, 4, 8}), boost::test_tools::per_element());
 }
@@ -345,7 +398,8 @@ BOOST_AUTO_TEST_CASE(one_hot_puts_a_one_at_each_class) {
   const Tensor out = one_hot(longs({0, 2, 1}, {3}), 4);
   BOOST_TEST(dtype_name(out.dtype()) == "int64");
   BOOST_TEST(out.shape() == Shape({3, 4}));
-  BOOST_TEST(values_of(out) == Values({1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(values_of(out) == Values({1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0}),
+             boost::test_tools::per_element());
   BOOST_TEST(one_hot(longs({3}, {1})).shape() == Shape({1, 4}));  // classes inferred: max + 1
   BOOST_TEST(one_hot(zeros({0}, {.dtype = kInt64}), 3).shape() == Shape({0, 3}));
 }
@@ -356,9 +410,10 @@ BOOST_AUTO_TEST_CASE(split_and_chunk_cut_into_the_sizes_pytorch_gives) {
     bool is_chunk;
     std::vector<int64_t> sizes;  // read off PyTorch 1.13's torch.split / torch.chunk
   };
-  const std::vector<Row> rows = {{5, 2, false, {2, 2, 1}}, {5, 5, false, {5}}, {5, 9, false, {5}},
-                                 {10, 4, true, {3, 3, 3, 1}}, {5, 4, true, {2, 2, 1}}, {6, 4, true, {2, 2, 2}},
-                                 {0, 3, true, {0, 0, 0}},     {0, 0, false, {0}},     {3, 5, true, {1, 1, 1}}};
+  const std::vector<Row> rows = {
+      {5, 2, false, {2, 2, 1}},    {5, 5, false, {5}},      {5, 9, false, {5}},
+      {10, 4, true, {3, 3, 3, 1}}, {5, 4, true, {2, 2, 1}}, {6, 4, true, {2, 2, 2}},
+      {0, 3, true, {0, 0, 0}},     {0, 0, false, {0}},      {3, 5, true, {1, 1, 1}}};
   for (const Row& row : rows) {
     BOOST_TEST_CONTEXT((row.is_chunk ? "chunk " : "split ") << row.size << " by " << row.arg) {
       const Tensor x = zeros({2, row.size});

@@ -198,6 +198,10 @@ BOOST_AUTO_TEST_CASE(var_and_std_methods_and_the_name_std_do_not_hide_namespace_
   BOOST_TEST(plain[1] == std::sqrt(5.0 / 3.0), boost::test_tools::tolerance(1e-6));
   BOOST_TEST(plain[2] == plain[1]);
   BOOST_TEST(x.var(0, false).item<double>() == 1.25, boost::test_tools::tolerance(1e-6));
+  // A braced list of one number is that number (see ops.hpp): {} is dim 0, {1} with 0 is biased.
+  const Tensor m = tensor({{1, 2}, {5, 8}});
+  BOOST_TEST(var(m, {}).equal(var(m, 0)));
+  BOOST_TEST(var(m, {1}, 0).equal(var(m, std::vector<int64_t>{1}, 0)));
   BOOST_TEST(x.reshape({2, 2}).var({0, 1}, 0).item<double>() == 1.25, boost::test_tools::tolerance(1e-6));
 }
 

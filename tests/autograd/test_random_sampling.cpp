@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "autograd/random.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/random.hpp"
 #include "autograd/tensor.hpp"
 #include "nn/fixture_support.hpp"
 
@@ -46,7 +46,9 @@ void check_equal(const Tensor& got, const json& expected, const std::string& wha
 }
 
 // The next torch.rand(3) after the call: the stream continues where torch's does.
-void check_continues(Generator& gen, const json& c) { check_equal(rand({3}, gen), c["after"], "rand(3) after"); }
+void check_continues(Generator& gen, const json& c) {
+  check_equal(rand({3}, gen), c["after"], "rand(3) after");
+}
 
 }  // namespace
 
@@ -120,7 +122,8 @@ BOOST_AUTO_TEST_CASE(set_rng_state_from_pytorchs_bytes_continues_pytorchs_stream
       set_rng_state(tensor(c["state"].get<std::vector<int64_t>>(), {5056}));
       check_equal(randn({5}), c["randn_5"], "randn(5)");  // the first uses torch's cached sample
       check_equal(rand({4}), c["rand_4"], "rand(4)");
-      BOOST_TEST(multinomial(ones({65}), 1).to_vector<int64_t>() == c["multinomial_65_1"].get<std::vector<int64_t>>(),
+      BOOST_TEST(multinomial(ones({65}), 1).to_vector<int64_t>() ==
+                     c["multinomial_65_1"].get<std::vector<int64_t>>(),
                  boost::test_tools::per_element());
       BOOST_TEST(default_generator().initial_seed() == c["seed"].get<uint64_t>());
     }
@@ -134,10 +137,12 @@ BOOST_AUTO_TEST_CASE(a_saved_generator_state_continues_the_same_stream) {
   randn({3}, gen);  // a cached Box-Muller sample is part of the state
   const Tensor state = gen.get_state();
 
-  const Tensor first = cat({randn({5}, gen), rand({700}, gen), multinomial(ones({4, 65}), 3, true, gen).to(kFloat32).flatten()});
+  const Tensor first = cat(
+      {randn({5}, gen), rand({700}, gen), multinomial(ones({4, 65}), 3, true, gen).to(kFloat32).flatten()});
   Generator other(7);
   other.set_state(state);
-  const Tensor again = cat({randn({5}, other), rand({700}, other), multinomial(ones({4, 65}), 3, true, other).to(kFloat32).flatten()});
+  const Tensor again = cat({randn({5}, other), rand({700}, other),
+                            multinomial(ones({4, 65}), 3, true, other).to(kFloat32).flatten()});
   BOOST_TEST(again.equal(first));
   BOOST_TEST(other.initial_seed() == 1337u);
   BOOST_TEST(other.get_state().equal(gen.get_state()));
@@ -154,12 +159,24 @@ BOOST_AUTO_TEST_CASE(multinomial_rejects_what_pytorch_rejects) {
     std::vector<std::string> fragments;
   };
   const std::vector<Case> cases = {
-      {"a negative probability", tensor({0.5, -0.1, 0.6}), 1, {"multinomial", "element < 0", "probs[1] = -0.1"}},
-      {"a nan probability", tensor({{0.5, 1.0}, {nan, 1.0}}), 1, {"inf, nan or element < 0", "probs[1, 0] = nan"}},
+      {"a negative probability",
+       tensor({0.5, -0.1, 0.6}),
+       1,
+       {"multinomial", "element < 0", "probs[1] = -0.1"}},
+      {"a nan probability",
+       tensor({{0.5, 1.0}, {nan, 1.0}}),
+       1,
+       {"inf, nan or element < 0", "probs[1, 0] = nan"}},
       {"an inf probability", tensor({1.0, inf}), 2, {"inf, nan or element < 0", "probs[1] = inf"}},
-      {"a row of zeros", tensor({{1.0, 2.0}, {0.0, 0.0}}), 1, {"sum of probabilities <= 0", "row 1 is all zeros"}},
+      {"a row of zeros",
+       tensor({{1.0, 2.0}, {0.0, 0.0}}),
+       1,
+       {"sum of probabilities <= 0", "row 1 is all zeros"}},
       {"a 1-d tensor of zeros", tensor({0.0, 0.0}), 1, {"sum of probabilities <= 0", "probs is all zeros"}},
-      {"more samples than categories", tensor({1.0, 2.0}), 3, {"num_samples = 3 > 2 categories without replacement"}},
+      {"more samples than categories",
+       tensor({1.0, 2.0}),
+       3,
+       {"num_samples = 3 > 2 categories without replacement"}},
       {"no samples", tensor({1.0, 2.0}), 0, {"num_samples = 0 <= 0"}},
       {"a 3-d tensor", ones({1, 2, 2}), 1, {"1-d [C] or 2-d [R, C]", "[1, 2, 2]"}},
       {"a 0-d tensor", scalar_tensor(1.0), 1, {"1-d [C] or 2-d [R, C]", "[]"}},
@@ -234,11 +251,13 @@ BOOST_AUTO_TEST_CASE(set_state_rejects_a_tensor_that_is_no_generator_state) {
     BOOST_TEST_CONTEXT(c.name) {
       Generator gen(5);
       check_throws<std::invalid_argument>([&] { gen.set_state(c.state); }, c.fragments);
-      BOOST_TEST(gen.get_state().equal(tensor(bytes, {5056})), "a rejected state must leave the generator as it was");
+      BOOST_TEST(gen.get_state().equal(tensor(bytes, {5056})),
+                 "a rejected state must leave the generator as it was");
     }
   }
   Generator gen(5);
-  check_throws<std::invalid_argument>([&] { gen.set_state(tensor(far, {5056})); }, {"left = 500", "next = 200"});
+  check_throws<std::invalid_argument>([&] { gen.set_state(tensor(far, {5056})); },
+                                      {"left = 500", "next = 200"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

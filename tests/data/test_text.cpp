@@ -28,12 +28,14 @@ using nlohmann::json;
 const json& fixture() { return minigrad_test::read_fixture("bigram.json").at("data"); }
 
 const std::string& shakespeare() {
-  static const std::string text = data::read_text(std::string(MINIGRAD_SOURCE_DIR) + "/assets/tinyshakespeare.txt");
+  static const std::string text =
+      data::read_text(std::string(MINIGRAD_SOURCE_DIR) + "/assets/tinyshakespeare.txt");
   return text;
 }
 
 /// Whether calling `f` throws an exception of type E whose message contains `part`.
-template <typename E> bool throws_with(const std::function<void()>& f, const std::string& part) {
+template <typename E>
+bool throws_with(const std::function<void()>& f, const std::string& part) {
   try {
     f();
   } catch (const E& error) {
@@ -91,8 +93,10 @@ BOOST_AUTO_TEST_CASE(batches_after_manual_seed_1337_match_pytorch) {
     BOOST_TEST((x.shape() == Shape{4, 8}));
     BOOST_TEST((y.shape() == Shape{4, 8}));
     BOOST_TEST(!x.requires_grad());
-    BOOST_TEST(x.to_vector<int64_t>() == batch.at("x").get<std::vector<int64_t>>(), boost::test_tools::per_element());
-    BOOST_TEST(y.to_vector<int64_t>() == batch.at("y").get<std::vector<int64_t>>(), boost::test_tools::per_element());
+    BOOST_TEST(x.to_vector<int64_t>() == batch.at("x").get<std::vector<int64_t>>(),
+               boost::test_tools::per_element());
+    BOOST_TEST(y.to_vector<int64_t>() == batch.at("y").get<std::vector<int64_t>>(),
+               boost::test_tools::per_element());
   }
 }
 
@@ -136,16 +140,29 @@ BOOST_AUTO_TEST_CASE(bad_input_gives_a_message_naming_the_problem) {
   const std::vector<BadInput> cases{
       {"empty text", [] { data::CharVocab(""); }, "CharVocab: the text is empty"},
       {"non-ASCII byte", [] { data::CharVocab("caf\xc3\xa9"); }, "byte 0xc3 at position 3 is not ASCII"},
-      {"unknown character", [&] { vocab.encode("abZ"); }, "character 'Z' at position 2 is not in the vocabulary (3 characters: \"abc\")"},
+      {"unknown character", [&] { vocab.encode("abZ"); },
+       "character 'Z' at position 2 is not in the vocabulary (3 characters: \"abc\")"},
       {"unknown newline", [&] { vocab.encode("a\n"); }, "character '\\n' at position 1"},
-      {"index too large", [&] { vocab.decode(std::vector<int64_t>{0, 3}); }, "index 3 at position 1 is out of range for a vocabulary of 3", true},
+      {"index too large",
+       [&] {
+         vocab.decode(std::vector<int64_t>{0, 3});
+       },
+       "index 3 at position 1 is out of range for a vocabulary of 3", true},
       {"negative index", [&] { vocab.decode(std::vector<int64_t>{-1}); }, "index -1 at position 0", true},
-      {"float tensor to decode", [&] { vocab.decode(zeros({2})); }, "expects a 1-d int64 tensor, got float32 [2]"},
-      {"2-d tokens", [&] { data::get_batch(tokens.reshape({2, 5}), 2, 2); }, "get_batch: expects 1-d int64 tokens, got int64 [2, 5]"},
+      {"float tensor to decode", [&] { vocab.decode(zeros({2})); },
+       "expects a 1-d int64 tensor, got float32 [2]"},
+      {"2-d tokens",
+       [&] {
+         data::get_batch(tokens.reshape({2, 5}), 2, 2);
+       },
+       "get_batch: expects 1-d int64 tokens, got int64 [2, 5]"},
       {"float tokens", [&] { data::get_batch(zeros({10}), 2, 2); }, "got float32 [10]"},
-      {"block as long as the data", [&] { data::get_batch(tokens, 2, 10); }, "a block_size of 10 needs more than 10 tokens, the data has 10"},
-      {"zero batch", [&] { data::get_batch(tokens, 0, 2); }, "batch_size and block_size must be at least 1, got 0 and 2"},
-      {"missing file", [] { data::read_text("no/such/file.txt"); }, "read_text: cannot open 'no/such/file.txt': No such file", false, true},
+      {"block as long as the data", [&] { data::get_batch(tokens, 2, 10); },
+       "a block_size of 10 needs more than 10 tokens, the data has 10"},
+      {"zero batch", [&] { data::get_batch(tokens, 0, 2); },
+       "batch_size and block_size must be at least 1, got 0 and 2"},
+      {"missing file", [] { data::read_text("no/such/file.txt"); },
+       "read_text: cannot open 'no/such/file.txt': No such file", false, true},
   };
   for (const BadInput& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {

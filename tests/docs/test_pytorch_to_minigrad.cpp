@@ -209,7 +209,8 @@ BOOST_AUTO_TEST_CASE(indexing_spellings_run) {
   const int64_t block_size = 2, T = 2;
   {
     const Tensor idx = arange(6).reshape({2, 3});  // [[0, 1, 2], [3, 4, 5]]
-    BOOST_TEST(idx.index({Slice(), Slice(-block_size, None)}).equal(tensor({{1, 2}, {4, 5}}, {.dtype = kInt64})));
+    BOOST_TEST(
+        idx.index({Slice(), Slice(-block_size, None)}).equal(tensor({{1, 2}, {4, 5}}, {.dtype = kInt64})));
     const Tensor logits = arange(12.0).reshape({2, 2, 3});
     BOOST_TEST(logits.index({Slice(), -1, Slice()}).equal(tensor({{3, 4, 5}, {9, 10, 11}})));
     BOOST_TEST(tril(ones({T, T})).equal(tensor({{1, 0}, {1, 1}})));

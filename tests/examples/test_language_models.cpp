@@ -51,8 +51,8 @@ struct TempFolder {
 
 struct Run {
   int status = -1;
-  std::string output;  // stdout, without the --print-losses lines
-  std::string errors;  // stderr
+  std::string output;          // stdout, without the --print-losses lines
+  std::string errors;          // stderr
   std::vector<double> losses;  // the --print-losses lines, in order
 };
 
@@ -66,9 +66,10 @@ std::string read_file(const std::string& path) {
 // Runs examples/<program> with `arguments` inside `folder`: stdout and stderr apart.
 Run run_example(const std::string& program, const std::string& arguments, const TempFolder& folder) {
   const std::string binary = std::string(MINIGRAD_BINARY_DIR) + "/examples/" + program;
-  BOOST_REQUIRE_MESSAGE(fs::exists(binary), "build the example first: cmake --build <build folder> --target " + program);
-  const std::string command = "cd '" + folder.path.string() + "' && '" + binary + "' " + arguments +
-                              " > stdout.txt 2> stderr.txt";
+  BOOST_REQUIRE_MESSAGE(fs::exists(binary),
+                        "build the example first: cmake --build <build folder> --target " + program);
+  const std::string command =
+      "cd '" + folder.path.string() + "' && '" + binary + "' " + arguments + " > stdout.txt 2> stderr.txt";
   const int status = std::system(command.c_str());
   Run run;
   run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -131,7 +132,9 @@ void check_losses(const std::vector<double>& got, const json& want_json) {
   BOOST_TEST_MESSAGE("largest relative difference from PyTorch's losses: " << worst);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -193,7 +196,8 @@ BOOST_AUTO_TEST_CASE(untrained_gpt_has_pytorchs_parameters_and_generates_its_tex
   for (const json& p : want.at("initial")) {
     const std::string name = "model." + p.at("name").get<std::string>();
     BOOST_TEST_CONTEXT(name) {
-      auto found = std::find_if(saved.begin(), saved.end(), [&](const auto& entry) { return entry.first == name; });
+      auto found =
+          std::find_if(saved.begin(), saved.end(), [&](const auto& entry) { return entry.first == name; });
       BOOST_TEST_REQUIRE((found != saved.end()));
       const Tensor& t = found->second;
       BOOST_TEST(t.shape() == Shape(p.at("shape").get<std::vector<int64_t>>()));
@@ -202,7 +206,8 @@ BOOST_AUTO_TEST_CASE(untrained_gpt_has_pytorchs_parameters_and_generates_its_tex
       const auto tail = p.at("tail").get<std::vector<double>>();
       BOOST_TEST(std::vector<double>(values.begin(), values.begin() + head.size()) == head,
                  boost::test_tools::per_element());
-      BOOST_TEST(std::vector<double>(values.end() - tail.size(), values.end()) == tail, boost::test_tools::per_element());
+      BOOST_TEST(std::vector<double>(values.end() - tail.size(), values.end()) == tail,
+                 boost::test_tools::per_element());
       double sum = 0, squares = 0;
       for (double v : values) sum += v, squares += v * v;
       BOOST_TEST(sum == p.at("sum").get<double>(), boost::test_tools::tolerance(1e-9));
@@ -265,8 +270,10 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_at_a_checkpoint_and_resumed_prints_what_the_u
   losses.insert(losses.end(), second.losses.begin(), second.losses.end());
   BOOST_TEST(losses == whole.losses, boost::test_tools::per_element());
   // What follows the resume line is what the uninterrupted run printed after its step 10 line.
-  const std::string after_resume = second.output.substr(second.output.find("\n", second.output.find("resuming")) + 1);
-  const std::string after_step_10 = whole.output.substr(whole.output.find("\n", whole.output.find("step 10:")) + 1);
+  const std::string after_resume =
+      second.output.substr(second.output.find("\n", second.output.find("resuming")) + 1);
+  const std::string after_step_10 =
+      whole.output.substr(whole.output.find("\n", whole.output.find("step 10:")) + 1);
   BOOST_TEST(after_resume == after_step_10);
   BOOST_TEST(read_file(stopped.file("gpt_sample.txt")) == read_file(straight.file("gpt_sample.txt")));
 }
@@ -278,15 +285,19 @@ struct BadRun {
 };
 
 BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_no_file) {
-  const std::string small = " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
-                            "--max-iters 2 --max-new-tokens 5";
+  const std::string small =
+      " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
+      "--max-iters 2 --max-new-tokens 5";
   const std::vector<BadRun> cases{
       {"missing text", "--input no/such.txt", "cannot open 'no/such.txt'"},
       {"missing text says where it comes from", "--input no/such.txt", "assets/tinyshakespeare.txt"},
-      {"heads do not divide the width", "--n-embd 30 --n-head 4", "--n-embd 30 is not divisible by --n-head 4"},
+      {"heads do not divide the width", "--n-embd 30 --n-head 4",
+       "--n-embd 30 is not divisible by --n-head 4"},
       {"block larger than the split", "--block-size 200000", "--block-size 200000 is too large"},
-      {"prompt outside the vocabulary", "--prompt 'a#b'", "character '#' at position 1 is not in the vocabulary"},
-      {"unwritable checkpoint folder", small + " --checkpoint no/such/folder/gpt.safetensors", "no/such/folder"},
+      {"prompt outside the vocabulary", "--prompt 'a#b'",
+       "character '#' at position 1 is not in the vocabulary"},
+      {"unwritable checkpoint folder", small + " --checkpoint no/such/folder/gpt.safetensors",
+       "no/such/folder"},
       {"resume without a checkpoint", small + " --resume", "gpt.safetensors"},
       {"n_embd of zero", "--n-embd 0", "--n-embd"},
   };
@@ -302,8 +313,9 @@ BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_n
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_checkpoint_is_refused_with_what_is_wrong_and_left_as_it_was) {
-  const std::string small = " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
-                            "--max-iters 2 --max-new-tokens 5";
+  const std::string small =
+      " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
+      "--max-iters 2 --max-new-tokens 5";
   TempFolder folder;
   BOOST_TEST_REQUIRE(run_example("gpt", small, folder).status == 0);
   const std::string checkpoint = read_file(folder.file("gpt.safetensors"));
@@ -312,18 +324,21 @@ BOOST_AUTO_TEST_CASE(a_bad_checkpoint_is_refused_with_what_is_wrong_and_left_as_
   // Another configuration: the tensor is named, with both shapes.
   Run run = run_example("gpt", small + " --n-embd 32 --max-iters 4 --resume", folder);
   BOOST_TEST(run.status != 0);
-  BOOST_TEST(contains(run.errors, "size mismatch for \"token_embedding_table.weight\": [65, 16] in the state dict, "
-                                  "[65, 32] in the module"),
+  BOOST_TEST(contains(run.errors,
+                      "size mismatch for \"token_embedding_table.weight\": [65, 16] in the state dict, "
+                      "[65, 32] in the module"),
              run.errors);
   BOOST_TEST(read_file(folder.file("gpt.safetensors")) == checkpoint);
   BOOST_TEST(!fs::exists(folder.file("gpt_sample.txt")));
 
   // Truncated, and not a checkpoint at all.
-  std::ofstream(folder.file("gpt.safetensors"), std::ios::binary) << checkpoint.substr(0, checkpoint.size() / 2);
+  std::ofstream(folder.file("gpt.safetensors"), std::ios::binary)
+      << checkpoint.substr(0, checkpoint.size() / 2);
   run = run_example("gpt", small + " --max-iters 4 --resume", folder);
   BOOST_TEST(run.status != 0);
   BOOST_TEST(contains(run.errors, "gpt.safetensors"), run.errors);
-  std::ofstream(folder.file("gpt.safetensors"), std::ios::binary) << "First Citizen:\nBefore we proceed any further";
+  std::ofstream(folder.file("gpt.safetensors"), std::ios::binary)
+      << "First Citizen:\nBefore we proceed any further";
   run = run_example("gpt", small + " --max-iters 4 --resume", folder);
   BOOST_TEST(run.status != 0);
   BOOST_TEST(contains(run.errors, "gpt.safetensors"), run.errors);

@@ -3,11 +3,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <cstdio>
+#include <minigrad/nn/linear.hpp>  // the installed spelling, inside the tree
 #include <string>
 
 BOOST_AUTO_TEST_SUITE(install)
 
-BOOST_AUTO_TEST_CASE(outside_project_builds_against_the_installed_package_and_runs) {
+BOOST_AUTO_TEST_CASE(outside_projects_of_the_readme_lines_build_against_the_installed_package_and_run) {
   const std::string command = std::string("bash ") + MINIGRAD_SOURCE_DIR + "/tests/install/check_install.sh " +
                               MINIGRAD_BINARY_DIR + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
@@ -19,7 +20,15 @@ BOOST_AUTO_TEST_CASE(outside_project_builds_against_the_installed_package_and_ru
   const int status = pclose(pipe);
   BOOST_TEST_INFO(output);
   BOOST_TEST(status == 0);
-  BOOST_TEST(output == "tensor([ 2., -4.,  1.])\n");  // 2x, printed as PyTorch prints it
+  // 2x, printed as PyTorch prints it; then the template's closing line.
+  BOOST_TEST(output ==
+             "tensor([ 2., -4.,  1.])\n"
+             "wrote train_template.safetensors, train_template_loss.csv and train_template_loss.svg\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_installed_include_spelling_works_inside_the_tree) {
+  const minigrad::nn::Linear layer(3, 2);
+  BOOST_TEST((layer.weight.shape() == minigrad::Shape{2, 3}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -60,7 +60,8 @@ BOOST_AUTO_TEST_CASE(the_course_embedding_draws_what_pytorch_draws_and_leaves_th
   const std::vector<double> first(w.begin(), w.begin() + 16), last(w.end() - 16, w.end());
   check_close(first, course.at("first"), 0.0, "first 16 weights");
   check_close(last, course.at("last"), 0.0, "last 16 weights");
-  BOOST_TEST(table.weight.sum().item<double>() == course.at("sum").get<double>(), boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(table.weight.sum().item<double>() == course.at("sum").get<double>(),
+             boost::test_tools::tolerance(1e-4));
   check_close(randn({4}), course.at("next_randn"), 0.0, "the next randn after the table");
   BOOST_TEST(to_string(table) == "Embedding(65, 128)");
   const auto named = table.named_parameters();
@@ -101,15 +102,18 @@ BOOST_AUTO_TEST_CASE(a_bigram_lookup_gives_B_T_C_logits_and_adds_up_repeated_ids
 }
 
 BOOST_AUTO_TEST_CASE(embedding_rejects_bad_sizes_padding_and_ids) {
-  check_throws<std::invalid_argument>([] { nn::Embedding(-1, 3); }, {"Embedding", "non-negative", "num_embeddings=-1"});
-  check_throws<std::out_of_range>([] { nn::Embedding(65, 3, 65); }, {"Embedding", "padding_idx 65", "within"});
+  check_throws<std::invalid_argument>([] { nn::Embedding(-1, 3); },
+                                      {"Embedding", "non-negative", "num_embeddings=-1"});
+  check_throws<std::out_of_range>([] { nn::Embedding(65, 3, 65); },
+                                  {"Embedding", "padding_idx 65", "within"});
   check_throws<std::out_of_range>([] { nn::Embedding(65, 3, -66); }, {"Embedding", "padding_idx -66"});
   nn::Embedding table(65, 3);
   check_throws<std::out_of_range>([&] { table(tensor(std::vector<int64_t>{70}, {1})); },
                                   {"embedding: index 70 is out of range for 65 embeddings"});
   check_throws<std::invalid_argument>([&] { table(zeros({2})); }, {"embedding", "int64", "float32"});
-  check_throws<std::invalid_argument>([&] { F::embedding(table.weight, tensor(std::vector<int64_t>{1}, {1})); },
-                                      {"F::embedding takes (input, weight)"});
+  check_throws<std::invalid_argument>(
+      [&] { F::embedding(table.weight, tensor(std::vector<int64_t>{1}, {1})); },
+      {"F::embedding takes (input, weight)"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

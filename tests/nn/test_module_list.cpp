@@ -14,13 +14,13 @@
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "fixture_support.hpp"
+#include "io/safetensors.hpp"
 #include "nn/activation.hpp"
 #include "nn/dropout.hpp"
 #include "nn/linear.hpp"
 #include "nn/module.hpp"
 #include "nn/module_list.hpp"
 #include "nn/sequential.hpp"
-#include "io/safetensors.hpp"
 
 namespace {
 
@@ -81,8 +81,8 @@ struct Model : nn::Module {
   nn::Sequential& blocks;
   nn::Linear& lm_head;
   Model(int64_t n_embd = 8, int64_t n_head = 2, int64_t block_size = 4, int64_t vocab = 5)
-      : blocks(register_module("blocks", nn::Sequential{Block(n_embd, n_head, block_size),
-                                                         Block(n_embd, n_head, block_size)})),
+      : blocks(register_module(
+            "blocks", nn::Sequential{Block(n_embd, n_head, block_size), Block(n_embd, n_head, block_size)})),
         lm_head(register_module("lm_head", nn::Linear(n_embd, vocab))) {}
 };
 
@@ -130,9 +130,12 @@ BOOST_AUTO_TEST_SUITE(module_list)
 BOOST_AUTO_TEST_CASE(course_model_state_dict_names_match_pytorch_buffers_included) {
   Model model;
   const json& c = modules_case();
-  BOOST_TEST(names_of(model.state_dict()) == strings(c["state_dict_names"]), boost::test_tools::per_element());
-  BOOST_TEST(names_of(model.named_parameters()) == strings(c["named_parameters"]), boost::test_tools::per_element());
-  BOOST_TEST(names_of(model.named_buffers()) == strings(c["named_buffers"]), boost::test_tools::per_element());
+  BOOST_TEST(names_of(model.state_dict()) == strings(c["state_dict_names"]),
+             boost::test_tools::per_element());
+  BOOST_TEST(names_of(model.named_parameters()) == strings(c["named_parameters"]),
+             boost::test_tools::per_element());
+  BOOST_TEST(names_of(model.named_buffers()) == strings(c["named_buffers"]),
+             boost::test_tools::per_element());
   BOOST_TEST(model.buffers().size() == c["named_buffers"].size());
 }
 
@@ -171,7 +174,7 @@ BOOST_AUTO_TEST_CASE(to_double_converts_floating_parameters_and_buffers_in_place
   manual_seed(3);
   Model model;
   const nn::StateDict before = model.state_dict();
-  Tensor weight = model.lm_head.weight;  // a handle held outside the module sees the conversion
+  Tensor weight = model.lm_head.weight;            // a handle held outside the module sees the conversion
   (model.lm_head(ones({1, 8})).sum()).backward();  // a gradient to convert too
 
   nn::Module& returned = model.double_();
@@ -206,9 +209,11 @@ BOOST_AUTO_TEST_CASE(module_list_indexes_from_either_end_and_iterates_in_order) 
   BOOST_TEST(list.at<nn::Linear>(2).in_features == 3);
   std::vector<std::string> names;
   for (nn::Module& m : list) names.push_back(m.name());
-  BOOST_TEST(names == (std::vector<std::string>{"Linear", "ReLU", "Linear"}), boost::test_tools::per_element());
-  BOOST_TEST(names_of(list.named_parameters()) == (std::vector<std::string>{"0.weight", "0.bias", "2.weight"}),
+  BOOST_TEST(names == (std::vector<std::string>{"Linear", "ReLU", "Linear"}),
              boost::test_tools::per_element());
+  BOOST_TEST(
+      names_of(list.named_parameters()) == (std::vector<std::string>{"0.weight", "0.bias", "2.weight"}),
+      boost::test_tools::per_element());
   nn::ModuleList& chained = list.append(nn::ReLU()).append(nn::ReLU());
   BOOST_TEST(&chained == &list);
   BOOST_TEST(names_of(list.named_children()).back() == "4");
@@ -226,10 +231,14 @@ BOOST_AUTO_TEST_CASE(module_list_builds_its_members_in_brace_order) {
 
 BOOST_AUTO_TEST_CASE(module_list_rejects_an_index_out_of_range_and_a_wrong_type) {
   nn::ModuleList list{nn::ReLU(), nn::ReLU()};
-  check_throws<std::out_of_range>([&] { (void)list[2]; }, {"ModuleList: index 2 is out of range for 2 modules"});
-  check_throws<std::out_of_range>([&] { (void)list[-3]; }, {"ModuleList: index -3 is out of range for 2 modules"});
-  check_throws<std::out_of_range>([&] { (void)nn::ModuleList()[0]; }, {"index 0 is out of range for 0 modules"});
-  check_throws<std::invalid_argument>([&] { (void)list.at<nn::Linear>(0); }, {"module 0 is a ReLU, not a Linear"});
+  check_throws<std::out_of_range>([&] { (void)list[2]; },
+                                  {"ModuleList: index 2 is out of range for 2 modules"});
+  check_throws<std::out_of_range>([&] { (void)list[-3]; },
+                                  {"ModuleList: index -3 is out of range for 2 modules"});
+  check_throws<std::out_of_range>([&] { (void)nn::ModuleList()[0]; },
+                                  {"index 0 is out of range for 0 modules"});
+  check_throws<std::invalid_argument>([&] { (void)list.at<nn::Linear>(0); },
+                                      {"module 0 is a ReLU, not a Linear"});
   check_throws<std::logic_error>([&] { list(ones({1})); }, {"Module [ModuleList]", "forward"});
 }
 
@@ -262,8 +271,9 @@ BOOST_AUTO_TEST_CASE(register_buffer_returns_the_registered_handle_which_survive
 
 BOOST_AUTO_TEST_CASE(register_buffer_rejects_a_clash_and_a_tensor_that_requires_grad) {
   Head head(4, 2, 3);
-  check_throws<std::invalid_argument>([&] { head.register_buffer("key", zeros({1})); },
-                                      {"register_buffer", "already has a member named \"key\" (a child module)"});
+  check_throws<std::invalid_argument>(
+      [&] { head.register_buffer("key", zeros({1})); },
+      {"register_buffer", "already has a member named \"key\" (a child module)"});
   check_throws<std::invalid_argument>([&] { head.register_buffer("tril", zeros({1})); },
                                       {"already has a member named \"tril\" (a buffer)"});
   nn::Linear linear(2, 2);
@@ -274,7 +284,8 @@ BOOST_AUTO_TEST_CASE(register_buffer_rejects_a_clash_and_a_tensor_that_requires_
 }
 
 BOOST_AUTO_TEST_CASE(a_checkpoint_restores_buffers_and_the_generator_stream) {
-  const std::string path = (std::filesystem::temp_directory_path() / "minigrad_modules_random.safetensors").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "minigrad_modules_random.safetensors").string();
   manual_seed(1337);
   Model model;
   NoGradGuard no_grad;
