@@ -51,9 +51,10 @@ void check_same_shapes(const std::vector<std::string>& names, const std::vector<
   Tensor low = sizes.clone(), high = sizes.clone();
   all_reduce(low, ReduceOp::MIN);
   all_reduce(high, ReduceOp::MAX);  // a rank with fewer parameters fails this too
-  check<std::runtime_error>(low.equal(high), "DistributedDataParallel: the ranks' modules differ: rank ",
-                            get_rank(), " has ", count, " parameters (first: ", names.empty() ? "none" : names[0],
-                            ") whose sizes are not the same on every rank; build the same model on every rank");
+  check<std::runtime_error>(
+      low.equal(high), "DistributedDataParallel: the ranks' modules differ: rank ", get_rank(), " has ",
+      count, " parameters (first: ", names.empty() ? "none" : names[0],
+      ") whose sizes are not the same on every rank; build the same model on every rank");
 }
 
 }  // namespace
@@ -81,7 +82,8 @@ DistributedDataParallel::DistributedDataParallel(nn::Module& module, Distributed
   build_buckets(options.bucket_cap_mb * 1024 * 1024);
   ready_flags_.assign(params_.size(), false);
   for (size_t i = 0; i < params_.size(); ++i)
-    hooks_.push_back(params_[i].register_post_accumulate_grad_hook([this, i](Tensor& leaf) { on_gradient_ready(i, leaf); }));
+    hooks_.push_back(params_[i].register_post_accumulate_grad_hook(
+        [this, i](Tensor& leaf) { on_gradient_ready(i, leaf); }));
 }
 
 DistributedDataParallel::~DistributedDataParallel() {
@@ -132,10 +134,13 @@ void DistributedDataParallel::build_buckets(double cap_bytes) {
 void DistributedDataParallel::on_gradient_ready(size_t param, Tensor& leaf) {
   const auto start = Clock::now();
   Bucket& bucket = buckets_[bucket_of_[param]];
-  check<std::runtime_error>(!ready_flags_[param], "DistributedDataParallel: ", names_[param], " got a gradient "
-                            "again, but the previous backward gave gradients to only ", ready_, " of ", params_.size(),
-                            " parameters, so their average was never taken (is a parameter unused in forward?); "
-                            "every parameter must get a gradient in every backward");
+  check<std::runtime_error>(
+      !ready_flags_[param], "DistributedDataParallel: ", names_[param],
+      " got a gradient "
+      "again, but the previous backward gave gradients to only ",
+      ready_, " of ", params_.size(),
+      " parameters, so their average was never taken (is a parameter unused in forward?); "
+      "every parameter must get a gradient in every backward");
   ready_flags_[param] = true;
   const double share = 1.0 / get_world_size();
   const int64_t offset = bucket.offsets[slot_of_[param]];
@@ -183,9 +188,10 @@ void DistributedDataParallel::finish_backward() {
 }
 
 Tensor DistributedDataParallel::operator()(const Tensor& input) {
-  check<std::runtime_error>(ready_ == 0, "DistributedDataParallel: the previous backward gave gradients to ",
-                            ready_, " of ", params_.size(), " parameters, so their average was never taken (",
-                            "is a parameter unused in forward?); every parameter must get a gradient in every backward");
+  check<std::runtime_error>(
+      ready_ == 0, "DistributedDataParallel: the previous backward gave gradients to ", ready_, " of ",
+      params_.size(), " parameters, so their average was never taken (",
+      "is a parameter unused in forward?); every parameter must get a gradient in every backward");
   return module_(input);
 }
 
@@ -219,15 +225,17 @@ void DistributedDataParallel::check_parameters_agree() const {
   std::string which;
   for (int64_t r = 0; r < ranks.numel(); ++r)
     if (ranks.data_ptr<int64_t>()[r] != 0) which += (which.empty() ? "" : ", ") + std::to_string(r);
-  throw std::runtime_error(concat("DistributedDataParallel: the ranks' parameters have diverged: ", names_[first],
-                                  " on rank(s) ", which, " differs from rank 0's by up to ", gap.item<double>(),
-                                  " (", differing, " of ", count, " parameters differ); the ranks no longer "
-                                  "train the same model"));
+  throw std::runtime_error(
+      concat("DistributedDataParallel: the ranks' parameters have diverged: ", names_[first], " on rank(s) ",
+             which, " differs from rank 0's by up to ", gap.item<double>(), " (", differing, " of ", count,
+             " parameters differ); the ranks no longer "
+             "train the same model"));
 }
 
 Tensor shard_batch(const Tensor& global_batch) {
   const int64_t ranks = get_world_size(), rank = get_rank();
-  check(global_batch.defined() && global_batch.dim() >= 1, "shard_batch: expected a batch with at least one dim");
+  check(global_batch.defined() && global_batch.dim() >= 1,
+        "shard_batch: expected a batch with at least one dim");
   const int64_t rows = global_batch.size(0);
   check(rows % ranks == 0, "shard_batch: the global batch of ", rows, " rows does not divide by the ", ranks,
         " ranks; choose a batch size that is a multiple of the number of ranks");

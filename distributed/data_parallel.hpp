@@ -87,8 +87,8 @@ class DistributedDataParallel {
   struct Bucket {
     std::vector<size_t> params;  // indices into params_, in the order they are laid out
     std::vector<int64_t> offsets;
-    Tensor flat;                 // the gradients of `params`, one after the other
-    size_t pending = 0;          // gradients not yet copied in this backward
+    Tensor flat;         // the gradients of `params`, one after the other
+    size_t pending = 0;  // gradients not yet copied in this backward
     Work work;
     bool launched = false;
   };

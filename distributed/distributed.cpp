@@ -29,7 +29,8 @@ std::unique_ptr<boost::mpi::communicator> world;
 bool finalized = false;
 
 const boost::mpi::communicator& checked_world(const char* op) {
-  check<std::runtime_error>(world != nullptr, op, ": the process group is not initialised; call "
+  check<std::runtime_error>(world != nullptr, op,
+                            ": the process group is not initialised; call "
                             "distributed::init_process_group() first");
   return *world;
 }
@@ -67,20 +68,28 @@ void mpi_error_handler(MPI_Comm*, int* code, ...) {
 
 MPI_Datatype mpi_type(Dtype dtype) {
   switch (dtype) {
-    case kFloat32: return MPI_FLOAT;
-    case kFloat64: return MPI_DOUBLE;
-    case kInt64: return MPI_INT64_T;
-    case kBool: return MPI_C_BOOL;
+    case kFloat32:
+      return MPI_FLOAT;
+    case kFloat64:
+      return MPI_DOUBLE;
+    case kInt64:
+      return MPI_INT64_T;
+    case kBool:
+      return MPI_C_BOOL;
   }
   throw std::invalid_argument("distributed: unknown dtype");
 }
 
 MPI_Op mpi_op(ReduceOp op) {
   switch (op) {
-    case ReduceOp::SUM: return MPI_SUM;
-    case ReduceOp::PRODUCT: return MPI_PROD;
-    case ReduceOp::MIN: return MPI_MIN;
-    case ReduceOp::MAX: return MPI_MAX;
+    case ReduceOp::SUM:
+      return MPI_SUM;
+    case ReduceOp::PRODUCT:
+      return MPI_PROD;
+    case ReduceOp::MIN:
+      return MPI_MIN;
+    case ReduceOp::MAX:
+      return MPI_MAX;
   }
   throw std::invalid_argument("distributed: unknown ReduceOp");
 }
@@ -106,7 +115,8 @@ bool is_mpi_available() { return true; }
 
 void init_process_group() {
   if (world) return;
-  check<std::runtime_error>(!finalized, "init_process_group: MPI was shut down by destroy_process_group() and "
+  check<std::runtime_error>(!finalized,
+                            "init_process_group: MPI was shut down by destroy_process_group() and "
                             "cannot start again in this process");
   environment = std::make_unique<boost::mpi::environment>(boost::mpi::threading::single,
                                                           /*abort_on_exception=*/true);
@@ -149,10 +159,11 @@ void broadcast(const Tensor& tensor, int src) {
   MPI_Comm comm = check_collective(tensor, "broadcast", /*numeric=*/false);
   const int size = world->size();
   if (src < 0 || src >= size)
-    throw std::out_of_range(minigrad::detail::concat("broadcast: src ", src, " is not a rank of this job (0..",
-                                                     size - 1, ")"));
-  check_mpi(MPI_Bcast(tensor.impl()->data(), static_cast<int>(tensor.numel()), mpi_type(tensor.dtype()), src, comm),
-            "MPI_Bcast");
+    throw std::out_of_range(
+        minigrad::detail::concat("broadcast: src ", src, " is not a rank of this job (0..", size - 1, ")"));
+  check_mpi(
+      MPI_Bcast(tensor.impl()->data(), static_cast<int>(tensor.numel()), mpi_type(tensor.dtype()), src, comm),
+      "MPI_Bcast");
   minigrad::detail::bump_version(tensor);
 }
 
@@ -160,7 +171,8 @@ void barrier() { checked_world("barrier").barrier(); }
 
 [[noreturn]] void abort_job(const std::string& message, int code) {
   std::fflush(stdout);
-  std::fprintf(stderr, "minigrad.distributed: %s: %s; ending the job\n", rank_label().c_str(), message.c_str());
+  std::fprintf(stderr, "minigrad.distributed: %s: %s; ending the job\n", rank_label().c_str(),
+               message.c_str());
   std::fflush(stderr);
   if (world) MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);

@@ -17,7 +17,8 @@ namespace {
 bool initialized = false;
 
 void check_initialized(const char* op) {
-  check<std::runtime_error>(initialized, op, ": the process group is not initialised; call "
+  check<std::runtime_error>(initialized, op,
+                            ": the process group is not initialised; call "
                             "distributed::init_process_group() first");
 }
 
@@ -34,9 +35,11 @@ void check_collective(const Tensor& tensor, const char* op, bool numeric) {
 bool is_mpi_available() { return false; }
 
 void init_process_group() {
-  check<std::runtime_error>(!launched_by_mpi(), "init_process_group: this process was started by mpirun, but "
-                            "minigrad was built without MPI, so every copy would train alone; install "
-                            "libboost-mpi-dev, openmpi-bin and libopenmpi-dev and configure with -DMINIGRAD_WITH_MPI=ON");
+  check<std::runtime_error>(
+      !launched_by_mpi(),
+      "init_process_group: this process was started by mpirun, but "
+      "minigrad was built without MPI, so every copy would train alone; install "
+      "libboost-mpi-dev, openmpi-bin and libopenmpi-dev and configure with -DMINIGRAD_WITH_MPI=ON");
   initialized = true;
 }
 
@@ -63,7 +66,8 @@ Work all_reduce_async(const Tensor& tensor, ReduceOp op) {
 void broadcast(const Tensor& tensor, int src) {
   check_collective(tensor, "broadcast", /*numeric=*/false);
   if (src != 0)
-    throw std::out_of_range(minigrad::detail::concat("broadcast: src ", src, " is not a rank of this job (0..0)"));
+    throw std::out_of_range(
+        minigrad::detail::concat("broadcast: src ", src, " is not a rank of this job (0..0)"));
 }
 
 void barrier() { check_initialized("barrier"); }

@@ -88,7 +88,8 @@ int main(int argc, char** argv) try {
     optimizer.load_state_dict({state.begin(), state.end()});
     step = std::stoll(load_metadata(checkpoint).at("step"));
     if (rank0) history = support::read_loss_history("fit_distributed_loss.csv", step);
-    if (rank0) std::printf("resuming from %s at step %lld\n", checkpoint.c_str(), static_cast<long long>(step));
+    if (rank0)
+      std::printf("resuming from %s at step %lld\n", checkpoint.c_str(), static_cast<long long>(step));
   }
   dist::DistributedDataParallel ddp(student, {.bucket_cap_mb = bucket_mb, .overlap = overlap});
 
@@ -132,7 +133,8 @@ int main(int argc, char** argv) try {
   dist::barrier();
   const auto probe_start = std::chrono::steady_clock::now();
   for (int i = 0; i < 20; ++i) dist::all_reduce(probe);
-  const double probe_ms = 1e3 / 20 * std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
+  const double probe_ms =
+      1e3 / 20 * std::chrono::duration<double>(std::chrono::steady_clock::now() - probe_start).count();
   if (!rank0) return 0;
   progress.finish();
   support::write_loss_plot("fit_distributed_loss.svg", "fit_distributed: mean squared error", history);
@@ -149,7 +151,8 @@ int main(int argc, char** argv) try {
   return 0;
 } catch (const std::exception& error) {
   // Under mpirun the other ranks may be waiting for this one: end them all, naming this rank.
-  if (dist::is_initialized() && dist::get_world_size() > 1) dist::abort_job(std::string("fit_distributed: ") + error.what());
+  if (dist::is_initialized() && dist::get_world_size() > 1)
+    dist::abort_job(std::string("fit_distributed: ") + error.what());
   std::fprintf(stderr, "fit_distributed: %s\n", error.what());
   return 1;
 }

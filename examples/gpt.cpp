@@ -271,7 +271,8 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_flag("--print-losses", run.print_losses, "print every training batch's loss");
   app.add_option("--stop-at", run.stop_at,
                  "end after the checkpoint of the evaluation at this step (--resume goes on)");
-  app.add_flag("--distributed", run.distributed, "train on the ranks mpirun started (on by itself under mpirun)");
+  app.add_flag("--distributed", run.distributed,
+               "train on the ranks mpirun started (on by itself under mpirun)");
 }
 
 // The flags a checkpoint records: a resumed run with other values is told so.
@@ -315,7 +316,8 @@ int main(int argc, char** argv) try {
   const bool rank0 = rank == 0;
   if (c.batch_size % ranks != 0) {
     throw std::invalid_argument("--batch-size " + std::to_string(c.batch_size) + " does not divide by the " +
-                                std::to_string(ranks) + " ranks: each rank takes batch_size / ranks rows of every batch");
+                                std::to_string(ranks) +
+                                " ranks: each rank takes batch_size / ranks rows of every batch");
   }
   // this rank's rows of a batch every rank drew alike (the same seed, the same draws)
   auto share = [&](const Tensor& batch) { return parallel ? dist::shard_batch(batch) : batch; };
@@ -378,7 +380,8 @@ int main(int argc, char** argv) try {
   int64_t start = 0;
   if (run.resume) {
     start = support::load_checkpoint(run.checkpoint, model, optimizer, history, config_metadata(c, run));
-    if (rank0) std::printf("resuming from %s at step %lld\n", run.checkpoint.c_str(), static_cast<long long>(start));
+    if (rank0)
+      std::printf("resuming from %s at step %lld\n", run.checkpoint.c_str(), static_cast<long long>(start));
   }
 
   // Every rank read the same checkpoint, so any number of ranks resumes it. The wrapper copies
@@ -390,7 +393,8 @@ int main(int argc, char** argv) try {
   // first step), or all ranks would drop the same positions. One process draws its masks for the
   // whole batch from the default generator, so with dropout N ranks match it only in distribution.
   const bool own_dropout_stream = ranks > 1 && c.dropout > 0;
-  Generator dropout_stream(run.seed + 1000003 * static_cast<uint64_t>(rank + 1) + static_cast<uint64_t>(start));
+  Generator dropout_stream(run.seed + 1000003 * static_cast<uint64_t>(rank + 1) +
+                           static_cast<uint64_t>(start));
 
   support::Progress progress(start, c.max_iters, /*every=*/100, c.batch_size * c.block_size, stderr);
   for (int64_t iter = start; iter < c.max_iters; ++iter) {
@@ -406,16 +410,16 @@ int main(int argc, char** argv) try {
       if (rank0) {
         progress.finish();  // ends an in-place progress line on a terminal
         std::fflush(stderr);
-        std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter), losses["train"],
-                    losses["val"]);
+        std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter),
+                    losses["train"], losses["val"]);
         std::fflush(stdout);  // a log shows each evaluation as it happens
         support::save_checkpoint(run.checkpoint, model, optimizer, iter, history, config_metadata(c, run));
         support::write_run_plot(run.plot, "gpt: cross-entropy loss", history);
       }
       if (iter == run.stop_at) {
         if (rank0)
-          std::printf("stopped at step %lld: %s holds it, continue with --resume\n", static_cast<long long>(iter),
-                      run.checkpoint.c_str());
+          std::printf("stopped at step %lld: %s holds it, continue with --resume\n",
+                      static_cast<long long>(iter), run.checkpoint.c_str());
         return 0;
       }
     }
@@ -455,7 +459,8 @@ int main(int argc, char** argv) try {
   return 0;
 } catch (const std::exception& error) {
   // Under mpirun the other ranks may be waiting for this one: end them all, naming this rank.
-  if (dist::is_initialized() && dist::get_world_size() > 1) dist::abort_job(std::string("gpt: ") + error.what());
+  if (dist::is_initialized() && dist::get_world_size() > 1)
+    dist::abort_job(std::string("gpt: ") + error.what());
   std::fprintf(stderr, "gpt: %s\n", error.what());
   return 1;
 }

@@ -354,7 +354,8 @@ BOOST_AUTO_TEST_CASE(the_last_layers_hook_runs_before_the_first_layer_has_a_grad
   Tensor x = tensor({1.0, -1.0});
   Tensor w1 = tensor({2.0, 3.0}).requires_grad_(), w2 = tensor({5.0, 7.0}).requires_grad_();
   std::vector<std::string> events;
-  w2.register_post_accumulate_grad_hook([&](Tensor&) { events.push_back(w1.grad().defined() ? "w2 late" : "w2"); });
+  w2.register_post_accumulate_grad_hook(
+      [&](Tensor&) { events.push_back(w1.grad().defined() ? "w2 late" : "w2"); });
   w1.register_post_accumulate_grad_hook([&](Tensor&) { events.push_back("w1"); });
   (relu(x * w1) * w2).sum().backward();
   BOOST_TEST(events == std::vector<std::string>({"w2", "w1"}), boost::test_tools::per_element());
@@ -365,7 +366,8 @@ BOOST_AUTO_TEST_CASE(post_accumulate_grad_hook_may_change_the_gradient_in_place)
   Tensor w = tensor({1.0, 1.0}).requires_grad_();
   w.register_post_accumulate_grad_hook([](Tensor& leaf) { leaf.grad().mul_(0.5); });
   (w * 4.0).sum().backward();
-  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({2.0f, 2.0f}), boost::test_tools::per_element());
+  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({2.0f, 2.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_removed_post_accumulate_grad_hook_is_not_called_again) {
@@ -385,7 +387,9 @@ BOOST_AUTO_TEST_CASE(post_accumulate_grad_hook_is_refused_on_a_non_leaf_or_a_ten
   Tensor w = tensor({1.0}).requires_grad_();
   Tensor y = w * 2.0;
   BOOST_CHECK_EXCEPTION(y.register_post_accumulate_grad_hook([](Tensor&) {}), std::runtime_error,
-                        [](const std::exception& e) { return message_contains(e, "non-leaf tensors (this one was made by MulBackward0)"); });
+                        [](const std::exception& e) {
+                          return message_contains(e, "non-leaf tensors (this one was made by MulBackward0)");
+                        });
   BOOST_CHECK_EXCEPTION(tensor({1.0}).register_post_accumulate_grad_hook([](Tensor&) {}), std::runtime_error,
                         [](const std::exception& e) { return message_contains(e, "does not require grad"); });
 }

@@ -25,7 +25,8 @@ namespace {
 
 void fail(const std::string& fault, int64_t step) {
   if (fault == "kill") std::raise(SIGKILL);
-  if (fault == "throw" || fault == "abort") throw std::runtime_error("injected fault at step " + std::to_string(step));
+  if (fault == "throw" || fault == "abort")
+    throw std::runtime_error("injected fault at step " + std::to_string(step));
 }
 
 void train(const std::string& fault, int fault_rank, int64_t fault_step, int64_t steps) {

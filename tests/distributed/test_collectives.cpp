@@ -2,7 +2,6 @@
 // each rank contributes values that depend on its rank, and the expected results are worked out
 // by hand from the world size, so a rank that sent nothing or the wrong thing shows.
 #include <boost/test/unit_test.hpp>
-
 #include <string>
 #include <vector>
 
@@ -44,9 +43,9 @@ struct ReduceCase {
 
 BOOST_AUTO_TEST_CASE(all_reduce_combines_every_ranks_tensor_and_leaves_the_result_on_all) {
   const std::vector<ReduceCase> cases = {
-      {dist::ReduceOp::SUM, kFloat32, {3, -1.5, 5}},  {dist::ReduceOp::SUM, kFloat64, {3, -1.5, 5}},
+      {dist::ReduceOp::SUM, kFloat32, {3, -1.5, 5}},    {dist::ReduceOp::SUM, kFloat64, {3, -1.5, 5}},
       {dist::ReduceOp::PRODUCT, kFloat64, {2, 0.5, 4}}, {dist::ReduceOp::MIN, kFloat32, {1, -1, 1}},
-      {dist::ReduceOp::MAX, kFloat64, {2, -0.5, 4}},  {dist::ReduceOp::SUM, kInt64, {3, -1, 5}},
+      {dist::ReduceOp::MAX, kFloat64, {2, -0.5, 4}},    {dist::ReduceOp::SUM, kInt64, {3, -1, 5}},
   };
   for (const ReduceCase& c : cases) {
     std::vector<double> mine = contribution(dist::get_rank());
@@ -76,11 +75,15 @@ BOOST_AUTO_TEST_CASE(broadcast_copies_the_source_ranks_tensor_to_every_rank) {
   BOOST_TEST(flags.to_vector<double>() == std::vector<double>({1, 1}), boost::test_tools::per_element());
 }
 
-BOOST_AUTO_TEST_CASE(collectives_refuse_a_bool_sum_a_rank_that_does_not_exist_and_a_tensor_that_requires_grad) {
+BOOST_AUTO_TEST_CASE(
+    collectives_refuse_a_bool_sum_a_rank_that_does_not_exist_and_a_tensor_that_requires_grad) {
   BOOST_CHECK_EXCEPTION(dist::all_reduce(tensor(std::vector<bool>{true}, {1})), std::invalid_argument,
-                        [](const std::exception& e) { return message_contains(e, "all_reduce: cannot reduce a bool tensor (shape [1])"); });
-  BOOST_CHECK_EXCEPTION(dist::broadcast(zeros({2}), 2), std::out_of_range,
-                        [](const std::exception& e) { return message_contains(e, "broadcast: src 2 is not a rank of this job (0..1)"); });
+                        [](const std::exception& e) {
+                          return message_contains(e, "all_reduce: cannot reduce a bool tensor (shape [1])");
+                        });
+  BOOST_CHECK_EXCEPTION(dist::broadcast(zeros({2}), 2), std::out_of_range, [](const std::exception& e) {
+    return message_contains(e, "broadcast: src 2 is not a rank of this job (0..1)");
+  });
   Tensor w = zeros({2}).requires_grad_();
   BOOST_CHECK_THROW(dist::all_reduce(w), std::runtime_error);
 }

@@ -4,9 +4,8 @@
 // batch, gives the losses and final parameters that one process computes on the whole batches.
 // Every rank also runs that one-process fit itself, without any collective, so the reference
 // is computed independently of the code under test; the two must agree within float rounding.
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -63,7 +62,8 @@ Fit fit(bool adamw, const dist::DistributedDataParallelOptions* ddp_options, int
   if (adamw)
     optimizer = std::make_unique<optim::AdamW>(student.parameters(), optim::AdamWOptions{.lr = 0.01});
   else
-    optimizer = std::make_unique<optim::SGD>(student.parameters(), optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
+    optimizer =
+        std::make_unique<optim::SGD>(student.parameters(), optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
   Fit result;
   while (static_cast<int64_t>(result.losses.size()) < steps) {
     for (const auto& batch : loader) {
@@ -93,7 +93,8 @@ std::pair<double, double> largest_differences(const Fit& got, const Fit& want) {
     loss = std::max(loss, std::abs(got.losses.at(i) / want.losses[i] - 1));
   for (size_t p = 0; p < want.parameters.size(); ++p)
     for (size_t i = 0; i < want.parameters[p].size(); ++i)
-      parameter = std::max(parameter, static_cast<double>(std::abs(got.parameters.at(p).at(i) - want.parameters[p][i])));
+      parameter = std::max(parameter,
+                           static_cast<double>(std::abs(got.parameters.at(p).at(i) - want.parameters[p][i])));
   return {loss, parameter};
 }
 
@@ -101,7 +102,9 @@ std::pair<double, double> largest_differences(const Fit& got, const Fit& want) {
 struct HalfUsed : nn::Module {
   nn::Linear& used;
   nn::Linear& unused;
-  HalfUsed() : used(register_module("used", nn::Linear(2, 2))), unused(register_module("unused", nn::Linear(2, 2))) {}
+  HalfUsed()
+      : used(register_module("used", nn::Linear(2, 2))),
+        unused(register_module("unused", nn::Linear(2, 2))) {}
   Tensor forward(const Tensor& x) override { return used(x); }
 };
 
@@ -118,9 +121,10 @@ BOOST_AUTO_TEST_CASE(two_ranks_on_half_batches_give_the_one_process_losses_and_p
     BOOST_TEST(want.losses.back() < 0.5 * want.losses.front(), "the fit must really train");
     for (const dist::DistributedDataParallelOptions& options : cases) {
       const auto [loss, parameter] = largest_differences(fit(adamw, &options), want);
-      BOOST_TEST_CONTEXT((adamw ? "AdamW" : "SGD") << ", bucket_cap_mb " << options.bucket_cap_mb << ", overlap "
-                                                   << options.overlap) {
-        BOOST_TEST_MESSAGE("losses differ by up to " << loss << " relative, parameters by up to " << parameter);
+      BOOST_TEST_CONTEXT((adamw ? "AdamW" : "SGD")
+                         << ", bucket_cap_mb " << options.bucket_cap_mb << ", overlap " << options.overlap) {
+        BOOST_TEST_MESSAGE("losses differ by up to " << loss << " relative, parameters by up to "
+                                                     << parameter);
         // Float rounding: the halves' means and their average round differently from the whole
         // batch's mean, by about 1e-7 relative per step (measured: 6e-8 at most for the losses, 5e-8 for the
         // parameters), and 12 steps carry it on.
@@ -166,7 +170,8 @@ BOOST_AUTO_TEST_CASE(check_parameters_agree_passes_for_equal_copies_and_names_a_
     model.net[2].named_parameters()[1].second.data_ptr<float>()[3] += 0.5f;  // net.2.bias[3]
   }
   BOOST_CHECK_EXCEPTION(ddp.check_parameters_agree(), std::runtime_error, [](const std::exception& e) {
-    return message_contains(e, "net.2.bias on rank(s) 1 differs from rank 0's by up to 0.5 (1 of 4 parameters");
+    return message_contains(e,
+                            "net.2.bias on rank(s) 1 differs from rank 0's by up to 0.5 (1 of 4 parameters");
   });
 }
 
@@ -178,9 +183,11 @@ BOOST_AUTO_TEST_CASE(a_parameter_without_gradient_stops_the_next_forward_with_a_
     return message_contains(e, "the previous backward gave gradients to 2 of 4 parameters");
   });
   // Called directly, the module runs, and the next backward stops at the first repeated gradient.
-  BOOST_CHECK_EXCEPTION(model(ones({1, 2})).sum().backward(), std::runtime_error, [](const std::exception& e) {
-    return message_contains(e, "got a gradient again, but the previous backward gave gradients to only 2 of 4");
-  });
+  BOOST_CHECK_EXCEPTION(
+      model(ones({1, 2})).sum().backward(), std::runtime_error, [](const std::exception& e) {
+        return message_contains(
+            e, "got a gradient again, but the previous backward gave gradients to only 2 of 4");
+      });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

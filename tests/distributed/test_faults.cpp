@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,11 +34,14 @@ Job run_job(const std::string& fault) {
   const int status = pclose(pipe);
   job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   job.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  BOOST_TEST_MESSAGE(fault << ": exit " << job.exit_code << " after " << job.seconds << " s:\n" << job.output);
+  BOOST_TEST_MESSAGE(fault << ": exit " << job.exit_code << " after " << job.seconds << " s:\n"
+                           << job.output);
   return job;
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 struct FaultCase {
   std::string fault;
@@ -61,7 +63,8 @@ BOOST_AUTO_TEST_CASE(a_rank_that_is_killed_or_throws_ends_the_job_within_seconds
   const std::vector<FaultCase> cases = {
       // mpiexec's own report of a rank that died of a signal.
       {"kill", "process rank 1 with PID"},
-      {"throw", "minigrad.distributed: rank 1 of 2: uncaught exception: injected fault at step 3; ending the job"},
+      {"throw",
+       "minigrad.distributed: rank 1 of 2: uncaught exception: injected fault at step 3; ending the job"},
       {"abort", "minigrad.distributed: rank 1 of 2: injected fault at step 3; ending the job"},
   };
   for (const FaultCase& c : cases) {

@@ -5,7 +5,6 @@
 #include <sys/wait.h>
 
 #include <boost/test/unit_test.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -91,7 +90,8 @@ BOOST_AUTO_TEST_CASE(a_bad_flag_on_two_ranks_ends_the_job_with_a_message_naming_
   BOOST_TEST(bad.exit_code != 0);
   // Both ranks find the mistake; whichever aborts first ends the other, so either may be named.
   BOOST_TEST(std::regex_search(
-      bad.output, std::regex("rank [01] of 2: fit_distributed: --save-every needs a whole number of at least 1")));
+      bad.output,
+      std::regex("rank [01] of 2: fit_distributed: --save-every needs a whole number of at least 1")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

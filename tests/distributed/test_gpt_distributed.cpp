@@ -4,9 +4,8 @@
 // refused with a message. Each run is a fresh temporary folder; mpiexec starts the two ranks.
 #include <sys/wait.h>
 
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +35,8 @@ Run run(const fs::path& folder, int ranks, const std::string& arguments) {
   BOOST_TEST_REQUIRE(mpiexec != nullptr, "MINIGRAD_MPIEXEC is set by the test's registration");
   const std::string launcher =
       ranks == 1 ? "" : std::string(mpiexec) + " -n " + std::to_string(ranks) + " --oversubscribe ";
-  const std::string command = "cd '" + folder.string() + "' && " + launcher + MINIGRAD_GPT + " " + arguments + " 2>&1";
+  const std::string command =
+      "cd '" + folder.string() + "' && " + launcher + MINIGRAD_GPT + " " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   BOOST_TEST_REQUIRE(pipe != nullptr);
   Run result;
@@ -52,7 +52,8 @@ Run run(const fs::path& folder, int ranks, const std::string& arguments) {
 std::vector<std::string> evaluation_lines(const std::string& output) {
   std::vector<std::string> lines;
   const std::regex line(R"(step [0-9]+: train loss [0-9.]+, val loss [0-9.]+)");
-  for (std::sregex_iterator it(output.begin(), output.end(), line), end; it != end; ++it) lines.push_back(it->str());
+  for (std::sregex_iterator it(output.begin(), output.end(), line), end; it != end; ++it)
+    lines.push_back(it->str());
   return lines;
 }
 
@@ -91,7 +92,7 @@ BOOST_AUTO_TEST_CASE(two_ranks_print_the_evaluation_lines_and_reach_the_paramete
   BOOST_TEST_REQUIRE(alone.exit_code == 0);
   BOOST_TEST_REQUIRE(pair.exit_code == 0);
   const std::vector<std::string> want = evaluation_lines(alone.output), got = evaluation_lines(pair.output);
-  BOOST_TEST(want.size() == 4u);  // steps 0, 10, 20 and the last, 29
+  BOOST_TEST(want.size() == 4u);                              // steps 0, 10, 20 and the last, 29
   BOOST_TEST(got == want, boost::test_tools::per_element());  // rank 1 printed none of its own
   // Float rounding of the halves' average, carried through 30 AdamW steps.
   BOOST_TEST(largest_parameter_difference(one / "gpt.safetensors", two / "gpt.safetensors") < 1e-5);
@@ -112,8 +113,8 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_two_ranks_resumes_on_one_with_the_evaluatio
 BOOST_AUTO_TEST_CASE(a_global_batch_that_does_not_divide_by_the_ranks_is_refused_naming_both) {
   const Run bad = run(fresh_folder("bad"), 2, small + "--max-iters 2 --batch-size 7");
   BOOST_TEST(bad.exit_code != 0);
-  BOOST_TEST(std::regex_search(bad.output,
-                               std::regex("rank [01] of 2: gpt: --batch-size 7 does not divide by the 2 ranks")));
+  BOOST_TEST(std::regex_search(
+      bad.output, std::regex("rank [01] of 2: gpt: --batch-size 7 does not divide by the 2 ranks")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
