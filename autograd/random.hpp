@@ -107,7 +107,7 @@ class Generator {
   void set_state(const Tensor& state);
 
  private:
-  struct Engine;                               // boost::random::mt19937, kept out of this header
+  struct Engine;                               // the Mersenne Twister (random_engine.hpp)
   double normal_one(double mean, double std);  // one Box-Muller sample, using the cache
 
   std::unique_ptr<Engine> engine_;

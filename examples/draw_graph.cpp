@@ -6,6 +6,7 @@
 // "input [1, 128]", each box with the min/max/mean of its values and gradient. If Graphviz's
 // `dot` is installed it renders feedforward_graph.svg too. In Python, torchviz draws the same:
 // make_dot(loss, params=dict(ff.named_parameters())).
+#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -17,7 +18,11 @@
 
 using namespace minigrad;
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app{"draw_graph: writes the autograd graph behind the lesson's FeedForward to feedforward_graph.dot "
+               "(and .svg when Graphviz is installed)", "draw_graph"};
+  CLI11_PARSE(app, argc, argv);  // no flags but --help
+
   manual_seed(0);
   nn::FeedForward ff;  // n_embd = 128: Linear(128, 512), ReLU, Linear(512, 128)
   Tensor token = randn({1, 128});

@@ -6,6 +6,7 @@
 // cannot (a network can learn its training images by heart). The loop is fit_spiral's.
 //
 // Shape letters: N images, B batch, D = 64 pixels, K = 10 classes. Run `fit_digits --help`.
+#include <CLI/CLI.hpp>  // flags: --help, types and errors
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -15,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "examples/support/cli.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "examples/support/csv.hpp"
-#include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "nn/activation.hpp"
@@ -33,25 +34,23 @@
 using namespace minigrad;
 namespace F = minigrad::nn::functional;
 
-const std::string usage =
-    std::string("usage: fit_digits [--steps N] [--lr X] [--resume] [--data FILE]\n") +
-    "  --steps N    optimizer steps in all (default 1350: thirty passes over the training images)\n"
-    "  --lr X       Adam's learning rate (default 0.002)\n"
-    "  --resume     continue from the last checkpoint, fit_digits.safetensors\n"
-    "  --data FILE  the digits (default " MINIGRAD_DATA_DIR "/digits.csv.gz)\n";
-
 // The share of rows whose highest score is the right class.
 double accuracy(const Tensor& logits, const Tensor& labels) {
   return (logits.argmax(1) == labels).sum().item<double>() / static_cast<double>(labels.numel());
 }
 
 int main(int argc, char** argv) try {
-  support::Flags flags(argc, argv, usage);
-  const int64_t steps = flags.integer("--steps", 1350);
-  const double lr = flags.real("--lr", 0.002);
-  const bool resume = flags.is_set("--resume");
-  const std::string path = flags.text("--data", MINIGRAD_DATA_DIR "/digits.csv.gz");
-  flags.check_all_used();
+  // Flags (CLI11): `fit_digits --steps 2000 --data my_digits.csv.gz`; `--help` lists them.
+  int64_t steps = 1350;  // thirty passes over the training images
+  double lr = 0.002;
+  bool resume = false;
+  std::string path = MINIGRAD_DATA_DIR "/digits.csv.gz";
+  CLI::App app{"fit_digits: a network learns to read hand-written digits", "fit_digits"};
+  app.add_option("--steps", steps, "optimizer steps in all")->capture_default_str()->check(support::positive);
+  app.add_option("--lr", lr, "Adam's learning rate")->capture_default_str()->check(support::positive);
+  app.add_flag("--resume", resume, "continue from the last checkpoint, fit_digits.safetensors");
+  app.add_option("--data", path, "the digits, a CSV file (.gz read as gzip)")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
 
   // Data: pixels 0..16 scaled to 0..1, x [1797, 64] float32; digits y [1797] int64.
   auto [images, digits] = data::load_digits(path);

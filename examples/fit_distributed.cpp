@@ -10,6 +10,7 @@
 // picture. --resume works with another number of ranks: the checkpoint is the same on every rank.
 //
 // Shape letters: B = 32 sequences (global batch), T = 64 positions, C = n_embd = 128 channels.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -22,7 +23,7 @@
 #include "data/datasets.hpp"
 #include "distributed/data_parallel.hpp"
 #include "examples/support/csv.hpp"
-#include "examples/support/flags.hpp"
+#include "examples/support/cli.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "io/safetensors.hpp"
@@ -39,30 +40,28 @@ const int64_t block_size = 64;  // T
 const int64_t n_embd = 128;     // C
 const int64_t examples = 256;   // sequences in the data set
 
-const char* usage =
-    "usage: fit_distributed [--steps N] [--lr X] [--resume] [--save-every N] [--no-overlap] [--bucket-mb X]\n"
-    "                       [--check-every N]\n"
-    "  --steps N        optimizer steps in all (default 100)\n"
-    "  --lr X           AdamW's learning rate (default 0.001)\n"
-    "  --resume         continue from fit_distributed.safetensors, with any number of ranks\n"
-    "  --save-every N   checkpoint every N steps (default 25)\n"
-    "  --no-overlap     all-reduce after the whole backward, not bucket by bucket during it\n"
-    "  --bucket-mb X    largest bucket of gradients in MiB (default 25, PyTorch's)\n"
-    "  --check-every N  check every N steps that the ranks' parameters agree (default 100)\n";
-
 int main(int argc, char** argv) try {
+  // Flags (CLI11): `fit_distributed --steps 300`; `--help` lists them. Every rank parses them alike.
+  int64_t steps = 100, save_every = 25, check_every = 100;
+  double lr = 0.001, bucket_mb = 25;
+  bool resume = false, no_overlap = false;
+  CLI::App app{"fit_distributed: fit_feedforward's fit, alone or on the ranks mpirun starts", "fit_distributed"};
+  app.add_option("--steps", steps, "optimizer steps in all")->capture_default_str()->check(support::positive);
+  app.add_option("--lr", lr, "AdamW's learning rate")->capture_default_str()->check(support::positive);
+  app.add_flag("--resume", resume, "continue from fit_distributed.safetensors, with any number of ranks");
+  app.add_option("--save-every", save_every, "checkpoint every N steps")->capture_default_str()->check(support::positive);
+  app.add_flag("--no-overlap", no_overlap, "all-reduce after the whole backward, not bucket by bucket during it");
+  app.add_option("--bucket-mb", bucket_mb, "largest bucket of gradients in MiB (PyTorch's default)")
+      ->capture_default_str()
+      ->check(support::positive);
+  app.add_option("--check-every", check_every, "check every N steps that the ranks' parameters agree")
+      ->capture_default_str()
+      ->check(support::positive);
+  CLI11_PARSE(app, argc, argv);
+  const bool overlap = !no_overlap;
+
   // Under mpirun, join the job; started alone, this is a job of one rank.
   dist::init_process_group();
-  support::Flags flags(argc, argv, usage);
-  const int64_t steps = flags.integer("--steps", 100);
-  const double lr = flags.real("--lr", 0.001);
-  const bool resume = flags.is_set("--resume");
-  const int64_t save_every = flags.integer("--save-every", 25);
-  const bool overlap = !flags.is_set("--no-overlap");
-  const double bucket_mb = flags.real("--bucket-mb", 25);
-  const int64_t check_every = flags.integer("--check-every", 100);
-  flags.check_all_used();
-
   const int rank = dist::get_rank(), ranks = dist::get_world_size();
   const bool rank0 = rank == 0;
 

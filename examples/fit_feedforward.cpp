@@ -14,10 +14,12 @@
 #include <filesystem>
 #include <string>
 
+#include <CLI/CLI.hpp>  // flags: --help, types and errors
+
+#include "examples/support/cli.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "examples/support/csv.hpp"
-#include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "data/datasets.hpp"
@@ -34,18 +36,16 @@ const int64_t batch_size = 32;  // B
 const int64_t block_size = 64;  // T
 const int64_t n_embd = 128;     // C
 
-const char* usage =
-    "usage: fit_feedforward [--steps N] [--lr X] [--resume]\n"
-    "  --steps N  optimizer steps in all (default 100)\n"
-    "  --lr X     AdamW's learning rate after the warm-up (default 0.01)\n"
-    "  --resume   continue from the last checkpoint, fit_feedforward.safetensors\n";
-
 int main(int argc, char** argv) try {
-  support::Flags flags(argc, argv, usage);
-  const int64_t steps = flags.integer("--steps", 100);
-  const double lr = flags.real("--lr", 0.01);
-  const bool resume = flags.is_set("--resume");
-  flags.check_all_used();
+  // Flags (CLI11): `fit_feedforward --steps 300 --lr 0.003`; `--help` lists them.
+  int64_t steps = 100;
+  double lr = 0.01;
+  bool resume = false;
+  CLI::App app{"fit_feedforward: the lesson's FeedForward learns to copy a teacher FeedForward", "fit_feedforward"};
+  app.add_option("--steps", steps, "optimizer steps in all")->capture_default_str()->check(support::positive);
+  app.add_option("--lr", lr, "AdamW's learning rate after the warm-up")->capture_default_str()->check(support::positive);
+  app.add_flag("--resume", resume, "continue from the last checkpoint, fit_feedforward.safetensors");
+  CLI11_PARSE(app, argc, argv);
 
   // Teacher and student: two FeedForward(128), each Linear drawing its weights after its seed.
   manual_seed(1);

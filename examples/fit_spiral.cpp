@@ -6,6 +6,7 @@
 // program colours the plane by the class the model picks there: open fit_spiral_regions.svg.
 //
 // Shape letters: N points, B batch, K = 3 classes. Run `fit_spiral --help` for the flags.
+#include <CLI/CLI.hpp>  // flags: --help, types and errors
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -13,10 +14,10 @@
 #include <filesystem>
 #include <string>
 
+#include "examples/support/cli.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "examples/support/csv.hpp"
-#include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "nn/activation.hpp"
@@ -31,18 +32,16 @@
 using namespace minigrad;
 namespace F = minigrad::nn::functional;
 
-const char* usage =
-    "usage: fit_spiral [--steps N] [--lr X] [--resume]\n"
-    "  --steps N  optimizer steps in all (default 600)\n"
-    "  --lr X     Adam's learning rate (default 0.01)\n"
-    "  --resume   continue from the last checkpoint, fit_spiral.safetensors\n";
-
 int main(int argc, char** argv) try {
-  support::Flags flags(argc, argv, usage);
-  const int64_t steps = flags.integer("--steps", 600);
-  const double lr = flags.real("--lr", 0.01);
-  const bool resume = flags.is_set("--resume");
-  flags.check_all_used();
+  // Flags (CLI11): `fit_spiral --steps 1000 --lr 0.003`; `--help` lists them.
+  int64_t steps = 600;
+  double lr = 0.01;
+  bool resume = false;
+  CLI::App app{"fit_spiral: an MLP learns to tell the three arms of a spiral apart", "fit_spiral"};
+  app.add_option("--steps", steps, "optimizer steps in all")->capture_default_str()->check(support::positive);
+  app.add_option("--lr", lr, "Adam's learning rate")->capture_default_str()->check(support::positive);
+  app.add_flag("--resume", resume, "continue from the last checkpoint, fit_spiral.safetensors");
+  CLI11_PARSE(app, argc, argv);
 
   // Data: 100 points per arm; x [300, 2] float32, y [300] int64 (the arm, 0..2), served in
   // shuffled batches of 32 (Python: DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)).

@@ -6,25 +6,19 @@
 // twin's trace: `/usr/bin/python3 tools/reference/parity_reference.py --out pytorch.safetensors`,
 // then `parity_trace --reference pytorch.safetensors` (exit status 1 if a tensor differs).
 // tools/parity/parity_trace.sh runs both sides and the comparison in one go.
+#include <CLI/CLI.hpp>  // flags: --help, types and errors
 #include <cstdint>
 #include <iostream>
 #include <string>
 
+#include "examples/support/cli.hpp"
 #include "autograd/random.hpp"
-#include "examples/support/flags.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
 #include "parity/parity.hpp"
 #include "optim/sgd.hpp"
 
 using namespace minigrad;
-
-const char* const kUsage =
-    "usage: parity_trace [--reference pytorch.safetensors] [--save minigrad.safetensors]\n"
-    "                    [--seed 0] [--n-embd 16] [--rows 4] [--lr 0.1] [--atol 1e-5] [--rtol 1e-4]\n"
-    "       parity_trace --compare ours.safetensors --reference theirs.safetensors [--atol ..] [--rtol ..]\n"
-    "Runs one training step of FeedForward(n_embd) on a random [rows, n_embd] batch with mse_loss and\n"
-    "SGD(lr), as tools/reference/parity_reference.py does with the same flags, and compares the two.\n";
 
 // The twin script's step, line for line.
 parity::Trace run_step(uint64_t seed, int64_t n_embd, int64_t rows, double lr) {
@@ -40,15 +34,25 @@ parity::Trace run_step(uint64_t seed, int64_t n_embd, int64_t rows, double lr) {
 }
 
 int main(int argc, char** argv) {
-  support::Flags flags(argc, argv, kUsage);
-  const std::string reference = flags.text("--reference", "");
-  const std::string saved = flags.text("--compare", "");
-  const std::string save_to = flags.text("--save", "");
-  const uint64_t seed = std::stoull(flags.text("--seed", "0"));
-  const int64_t n_embd = flags.integer("--n-embd", 16), rows = flags.integer("--rows", 4);
-  const double lr = flags.real("--lr", 0.1);
-  const parity::ParityOptions tolerance{.atol = flags.real("--atol", 1e-5), .rtol = flags.real("--rtol", 1e-4)};
-  flags.check_all_used();
+  // Flags (CLI11), the twin script's: `parity_trace --reference pytorch.safetensors --rows 8`.
+  std::string reference, saved, save_to;
+  uint64_t seed = 0;
+  int64_t n_embd = 16, rows = 4;
+  double lr = 0.1;
+  parity::ParityOptions tolerance{.atol = 1e-5, .rtol = 1e-4};
+  CLI::App app{"parity_trace: one training step of FeedForward(n_embd) on a random [rows, n_embd] batch with "
+               "mse_loss and SGD(lr), as tools/reference/parity_reference.py does with the same flags, "
+               "compared with its trace tensor by tensor", "parity_trace"};
+  app.add_option("--reference", reference, "the PyTorch twin's trace to compare with");
+  app.add_option("--compare", saved, "compare this saved trace instead of running the step");
+  app.add_option("--save", save_to, "save our trace to this file");
+  app.add_option("--seed", seed, "manual_seed before the step")->capture_default_str();
+  app.add_option("--n-embd", n_embd, "FeedForward's width")->capture_default_str()->check(support::positive);
+  app.add_option("--rows", rows, "rows of the batch")->capture_default_str()->check(support::positive);
+  app.add_option("--lr", lr, "SGD's learning rate")->capture_default_str()->check(support::positive);
+  app.add_option("--atol", tolerance.atol, "absolute tolerance")->capture_default_str();
+  app.add_option("--rtol", tolerance.rtol, "relative tolerance")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
 
   const parity::Trace ours = saved.empty() ? run_step(seed, n_embd, rows, lr) : parity::load_trace(saved);
   if (!save_to.empty()) {

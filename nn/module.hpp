@@ -193,7 +193,7 @@ class Module {
   /// Every parameter and persistent buffer by dotted name, detached (`module.state_dict()`): per
   /// module its parameters, then its persistent buffers, then its children's entries.
   StateDict state_dict() const;
-  /// Copies the values of `state` into this module's parameters and buffers
+  /// Copies the values of `state` into this module's parameters and persistent buffers
   /// (`load_state_dict`). Every name must match both ways (unless strict is false, which skips
   /// missing and unexpected names), and each tensor must have the shape and dtype of the one it
   /// replaces. Throws std::invalid_argument listing every problem, before changing anything.

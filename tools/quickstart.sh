@@ -11,11 +11,12 @@ cd "$(dirname "$0")/.."
 verb=${1:-demo}
 case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo|test|docs" >&2; exit 2 ;; esac
 
-# Debian packages the build needs; only the missing ones are installed.
-packages=(g++ cmake make libboost-test-dev libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev
-          libbenchmark-dev clang libclang-rt-14-dev)
-[ "$verb" != demo ] && packages+=(doxygen)   # the suite checks that the reference pages build without warnings
-# distributed/ (data parallelism over MPI) and its tests, which run two ranks under mpiexec.
+# Debian packages the build needs; only the missing ones are installed. The demo needs the library's
+# own dependencies; the tests add Boost.Test, Google Benchmark (bench/ is built with the suite),
+# clang with its sanitizer runtime (the fuzzer) and Doxygen (the reference pages must build), and
+# for distributed/ (data parallelism over MPI) Boost.MPI and Open MPI: its tests run two ranks.
+packages=(g++ cmake make libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev)
+[ "$verb" != demo ] && packages+=(libboost-test-dev libbenchmark-dev clang libclang-rt-14-dev doxygen)
 [ "$verb" = test ] && packages+=(libboost-mpi-dev openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
@@ -30,11 +31,15 @@ if ((${#missing[@]})); then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-# The test verb insists on distributed/: a build that silently left it out would test less.
-configure_flags=()
-[ "$verb" = test ] && configure_flags+=(-DMINIGRAD_WITH_MPI=ON)
+# The demo configures without the tests and benchmarks (it needs neither Boost.Test nor Google
+# Benchmark); `test` turns them back on in the same build folder, and insists on distributed/ over
+# MPI: a build that silently left it out would test less.
 build() {  # build PRESET [TARGET]
-  cmake --preset "$1" "${configure_flags[@]}" >/dev/null
+  local parts=(-DMINIGRAD_BUILD_TESTS=ON)
+  [ "$1" = release ] && parts+=(-DMINIGRAD_BUILD_BENCHMARKS=ON)   # the sanitize preset leaves them out
+  [ "$verb" = test ] && parts+=(-DMINIGRAD_WITH_MPI=ON)
+  [ "$verb" = demo ] && parts=(-DMINIGRAD_BUILD_TESTS=OFF -DMINIGRAD_BUILD_BENCHMARKS=OFF)
+  cmake --preset "$1" "${parts[@]}" >/dev/null
   cmake --build --preset "$1" -j "$jobs" ${2:+--target "$2"}
 }
 

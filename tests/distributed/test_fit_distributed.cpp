@@ -85,13 +85,11 @@ BOOST_AUTO_TEST_CASE(a_checkpoint_of_two_ranks_resumes_on_one_as_if_the_run_had_
   BOOST_TEST(final_loss(resumed) == final_loss(straight), boost::test_tools::tolerance(2e-5));
 }
 
-BOOST_AUTO_TEST_CASE(a_bad_flag_on_two_ranks_ends_the_job_with_a_message_naming_the_rank) {
+BOOST_AUTO_TEST_CASE(a_bad_flag_on_two_ranks_ends_the_job_with_the_flags_message) {
+  // Every rank reads the same flags and stops before joining the job: none waits for another.
   const Run bad = run(fresh_folder("bad"), 2, "--save-every 0");
   BOOST_TEST(bad.exit_code != 0);
-  // Both ranks find the mistake; whichever aborts first ends the other, so either may be named.
-  BOOST_TEST(std::regex_search(
-      bad.output,
-      std::regex("rank [01] of 2: fit_distributed: --save-every needs a whole number of at least 1")));
+  BOOST_TEST(bad.output.find("--save-every: 0 is not a number above 0") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

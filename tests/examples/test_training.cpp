@@ -26,7 +26,6 @@
 
 #include "autograd/random.hpp"
 #include "examples/support/csv.hpp"
-#include "examples/support/flags.hpp"
 #include "examples/support/plot.hpp"
 #include "data/csv.hpp"
 #include "data/dataloader.hpp"
@@ -395,23 +394,23 @@ struct BadArguments {
 };
 
 BOOST_AUTO_TEST_CASE(bad_arguments_are_errors_naming_the_argument) {
+  // The flags are CLI11's: its messages, its exit codes (non-zero), and a pointer to --help.
   const std::vector<BadArguments> cases = {
-      {"fit_spiral", "--steps abc", "--steps needs a whole number of at least 1, got 'abc'"},
-      {"fit_spiral", "--steps 0", "--steps needs a whole number of at least 1, got '0'"},
-      {"fit_digits", "--steps 2.5", "--steps needs a whole number of at least 1, got '2.5'"},
-      {"fit_feedforward", "--lr -0.1", "--lr needs a number above 0, got '-0.1'"},
-      {"fit_feedforward", "--lr=fast", "--lr needs a number above 0, got 'fast'"},
-      {"fit_spiral", "--steps", "--steps needs a value"},
-      {"fit_digits", "--stpes 10", "unknown argument '--stpes'"},
-      {"fit_spiral", "extra", "unknown argument 'extra'"},
+      {"fit_spiral", "--steps abc", "--steps: abc is not a number above 0"},
+      {"fit_spiral", "--steps 0", "--steps: 0 is not a number above 0"},
+      {"fit_digits", "--steps 2.5", "Could not convert: --steps = 2.5"},
+      {"fit_feedforward", "--lr -0.1", "--lr: -0.1 is not a number above 0"},
+      {"fit_feedforward", "--lr=fast", "--lr: fast is not a number above 0"},
+      {"fit_spiral", "--steps", "--steps: 1 required"},
+      {"fit_digits", "--stpes 10", "not expected: 10 --stpes"},
+      {"fit_spiral", "extra", "not expected: extra"},
   };
   for (const BadArguments& c : cases) {
     TempFolder folder;
     const Run run = run_example(c.program, c.arguments, folder);
-    BOOST_TEST(run.status == 1, c.program << " " << c.arguments);
-    BOOST_TEST(contains(run.output, c.program + ": " + c.message), c.program << " " << c.arguments << ":\n"
-                                                                             << run.output);
-    BOOST_TEST(contains(run.output, "usage: " + c.program), run.output);
+    BOOST_TEST(run.status != 0, c.program << " " << c.arguments);
+    BOOST_TEST(contains(run.output, c.message), c.program << " " << c.arguments << ":\n" << run.output);
+    BOOST_TEST(contains(run.output, "Run with --help"), run.output);
     BOOST_TEST(fs::is_empty(folder.path), "a refused run writes no file");
   }
 }
@@ -435,7 +434,8 @@ BOOST_AUTO_TEST_CASE(help_prints_the_flags_and_succeeds) {
     TempFolder folder;
     const Run run = run_example(program, "--help", folder);
     BOOST_TEST(run.status == 0);
-    BOOST_TEST(contains(run.output, "usage: " + program + " [--steps N] [--lr X] [--resume]"), run.output);
+    BOOST_TEST(contains(run.output, "Usage: " + program + " [OPTIONS]"), run.output);
+    for (const std::string flag : {"--steps", "--lr", "--resume"}) BOOST_TEST(contains(run.output, flag), run.output);
   }
 }
 
@@ -467,16 +467,6 @@ BOOST_AUTO_TEST_CASE(loss_history_reads_back_exactly_up_to_the_checkpoint) {
   BOOST_TEST(back.steps == (std::vector<double>{1, 2, 3}), boost::test_tools::per_element());
   BOOST_TEST(back.losses == std::vector<double>(history.losses.begin(), history.losses.begin() + 3),
              boost::test_tools::per_element());  // exact: the shortest text that reads back the same
-}
-
-BOOST_AUTO_TEST_CASE(flags_read_both_spellings_and_refuse_leftovers) {
-  const char* argv[] = {"prog", "--lr=0.5", "--steps", "7", "--resume", "--typo"};
-  support::Flags flags(6, const_cast<char**>(argv), "usage: prog\n");
-  BOOST_TEST(flags.real("--lr", 1.0) == 0.5);
-  BOOST_TEST(flags.integer("--steps", 1) == 7);
-  BOOST_TEST(flags.integer("--absent", 3) == 3);
-  BOOST_TEST(flags.is_set("--resume"));
-  check_throws<std::invalid_argument>([&] { flags.check_all_used(); }, "unknown argument '--typo'");
 }
 
 BOOST_AUTO_TEST_CASE(helpers_refuse_bad_input_naming_the_shapes_or_the_file) {
