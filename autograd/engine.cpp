@@ -7,6 +7,7 @@
 // exactly once, after all its uses have added their share of its gradient.
 //
 // Anomaly detection adds one check to each step (autograd/machinery/anomaly.cpp).
+#include <atomic>
 #include <cassert>
 #include <string>
 #include <unordered_map>
@@ -26,21 +27,23 @@ namespace {
 // Tensors reachable from `root` through grad_fn inputs that require grad, each listed after every
 // tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit
 // stack, so a chain of 100,000 ops cannot overflow the call stack.
-std::vector<TensorImpl*> topological_order(const Tensor& root) {
-  std::vector<TensorImpl*> order;
+// Handles rather than raw pointers, so that a post-accumulate-grad hook can be given its leaf.
+std::vector<Tensor> topological_order(const Tensor& root) {
+  std::vector<Tensor> order;
   std::unordered_set<TensorImpl*> visited;
-  std::vector<std::pair<TensorImpl*, size_t>> stack;  // (tensor, next input to visit)
-  stack.emplace_back(root.impl(), 0);
+  std::vector<std::pair<Tensor, size_t>> stack;  // (tensor, next input to visit)
+  stack.emplace_back(root, 0);
   visited.insert(root.impl());
   while (!stack.empty()) {
     auto& [tensor, next] = stack.back();
-    const Node* node = tensor->grad_fn.get();
+    const Node* node = tensor.impl()->grad_fn.get();
     if (node && next < node->inputs.size()) {
-      TensorImpl* input = node->inputs[next++].impl();
-      if (input && input->requires_grad && visited.insert(input).second) stack.emplace_back(input, 0);
+      const Tensor& input = node->inputs[next++];
+      if (input.defined() && input.requires_grad() && visited.insert(input.impl()).second)
+        stack.emplace_back(input, 0);
       continue;
     }
-    order.push_back(tensor);  // all inputs done: post-order
+    order.push_back(std::move(tensor));  // all inputs done: post-order
     stack.pop_back();
   }
   return order;
@@ -150,6 +153,13 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
   if (!retain_graph) node->backward = nullptr;  // frees what the lambda saved
 }
 
+// The leaf's grad() now holds this backward's whole gradient. A copy of the list, so a hook may
+// remove itself (or register another, which runs from the next backward on).
+void run_post_accumulate_grad_hooks(Tensor leaf) {
+  const auto hooks = leaf.impl()->post_accumulate_grad_hooks;
+  for (const auto& [id, hook] : hooks) hook(leaf);
+}
+
 }  // namespace
 
 // As micrograd's backward: order the tensors, seed the output, then visit each tensor once,
@@ -157,17 +167,39 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   const Tensor seed = backward_seed(*this, gradient);
   NoGradGuard no_grad;  // backward functions compute on data; nothing they do is recorded
-  const std::vector<TensorImpl*> order = topological_order(*this);
+  const std::vector<Tensor> order = topological_order(*this);
 
   std::unordered_map<TensorImpl*, Tensor> pending;  // gradient of each tensor still to be consumed
   pending[impl()] = seed;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    auto found = pending.find(*it);
+    auto found = pending.find(it->impl());
     if (found == pending.end()) continue;  // nothing flowed here
     Tensor grad = std::move(found->second);
     pending.erase(found);
-    backward_step(**it, grad, pending, retain_graph);
+    backward_step(*it->impl(), grad, pending, retain_graph);
+    if (!it->impl()->post_accumulate_grad_hooks.empty()) run_post_accumulate_grad_hooks(*it);  // leaves only
   }
+}
+
+RemovableHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHook hook) {
+  check<std::runtime_error>(defined() && requires_grad(),
+                            "register_post_accumulate_grad_hook: cannot register a "
+                            "hook on a tensor that does not require grad");
+  if (!is_leaf())
+    throw std::runtime_error(
+        detail::concat("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
+                       "registered on non-leaf tensors (this one was made by ",
+                       grad_fn()->name, ")"));
+  static std::atomic<int64_t> next_id = 0;
+  const int64_t id = next_id++;
+  impl_->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));
+  return RemovableHandle(impl_, id);
+}
+
+void RemovableHandle::remove() {
+  const std::shared_ptr<TensorImpl> tensor = tensor_.lock();
+  if (!tensor) return;
+  std::erase_if(tensor->post_accumulate_grad_hooks, [this](const auto& entry) { return entry.first == id_; });
 }
 
 }  // namespace minigrad

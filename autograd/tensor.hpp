@@ -32,6 +32,25 @@ struct TensorImpl;
 namespace indexing {
 class TensorIndex;
 }
+class Tensor;
+
+/// What a post-accumulate-grad hook is called with: the leaf itself, its grad() complete.
+using PostAccumulateGradHook = std::function<void(Tensor& leaf)>;
+
+/// Removes the hook it was returned for (`torch.utils.hooks.RemovableHandle`). Removing twice, or
+/// after the tensor is gone, does nothing. Copies remove the same hook.
+class RemovableHandle {
+ public:
+  RemovableHandle() = default;
+  /// Unregisters the hook: later backward() calls no longer call it (`handle.remove()`).
+  void remove();
+
+ private:
+  friend class Tensor;
+  RemovableHandle(std::weak_ptr<TensorImpl> tensor, int64_t id) : tensor_(std::move(tensor)), id_(id) {}
+  std::weak_ptr<TensorImpl> tensor_;
+  int64_t id_ = -1;
+};
 
 /// A tensor's sizes, one per dimension; `[2, 128]` when printed (PyTorch's `torch.Size`).
 /// A plain std::vector<int64_t> that lives in namespace minigrad so `std::cout << x.shape()` works.
@@ -117,6 +136,15 @@ class Tensor {
   std::shared_ptr<Node> grad_fn() const;
   /// Keep .grad() for this non-leaf too after backward (`x.retain_grad()`).
   void retain_grad();
+  /// Calls hook(leaf) in each backward() that reaches this leaf, right after the engine has added
+  /// this backward's whole gradient into grad() (every use of the leaf has contributed by then),
+  /// and before the engine goes on to the tensors further down the graph. The hook runs under
+  /// NoGradGuard and may read or change grad() in place; an exception it throws leaves backward()
+  /// there. Hooks run in the order they were registered. This is how DistributedDataParallel
+  /// learns that a gradient is ready during the backward (PyTorch 2.1's
+  /// `Tensor.register_post_accumulate_grad_hook`; 1.13 has only `register_hook`). Throws
+  /// std::runtime_error for a tensor that does not require grad, or that is not a leaf.
+  RemovableHandle register_post_accumulate_grad_hook(PostAccumulateGradHook hook);
 
   /// Computes d(this)/d(leaf) for every leaf that requires grad and ADDS it to leaf.grad()
   /// (gradients accumulate across calls, as in PyTorch; zero them between steps).
@@ -276,6 +304,8 @@ struct TensorImpl {
   Tensor grad;                     ///< accumulated gradient (leaves, and retain_grad non-leaves)
   std::shared_ptr<Node> grad_fn;   ///< the op that made this tensor; null for a leaf
   std::string name;                ///< optional label for errors and graph drawing
+  /// (id, hook) per Tensor::register_post_accumulate_grad_hook, in registration order.
+  std::vector<std::pair<int64_t, PostAccumulateGradHook>> post_accumulate_grad_hooks;
 
   /// The first element's address (row-major, contiguous).
   void* data() const { return storage.get(); }

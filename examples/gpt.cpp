@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "data/text.hpp"
+#include "distributed/data_parallel.hpp"
 #include "examples/support/progress.hpp"
 #include "examples/support/cli.hpp"
 #include "examples/support/run_state.hpp"
@@ -44,6 +46,7 @@ using namespace minigrad;
 using namespace minigrad::indexing;  // Slice, None: tril[:T, :T] is tril.index({Slice(None, T), Slice(None,
                                      // T)})
 namespace F = minigrad::nn::functional;
+namespace dist = minigrad::distributed;
 using support::at_least;  // the checks of the flags
 using support::positive;
 
@@ -239,6 +242,7 @@ struct Run {
   bool eval_mode = false;
   bool print_losses = false;
   int64_t stop_at = -1;
+  bool distributed = false;
 };
 
 void add_flags(CLI::App& app, Config& c, Run& run) {
@@ -269,6 +273,8 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_flag("--print-losses", run.print_losses, "print every training batch's loss");
   app.add_option("--stop-at", run.stop_at,
                  "end after the checkpoint of the evaluation at this step (--resume goes on)");
+  app.add_flag("--distributed", run.distributed,
+               "train on the ranks mpirun started (on by itself under mpirun)");
 }
 
 // The flags a checkpoint records: a resumed run with other values is told so.
@@ -304,6 +310,20 @@ int main(int argc, char** argv) try {
   check_config(c, run);
   if (run.threads > 0) set_num_threads(run.threads);  // our loops' threads and the BLAS's
 
+  // Data parallelism (README, "Several processes"): under mpirun every rank trains the same model
+  // on its contiguous share of each batch, and only rank 0 prints and writes files.
+  const bool parallel = run.distributed || dist::launched_by_mpi();
+  if (parallel) dist::init_process_group();
+  const int rank = parallel ? dist::get_rank() : 0, ranks = parallel ? dist::get_world_size() : 1;
+  const bool rank0 = rank == 0;
+  if (c.batch_size % ranks != 0) {
+    throw std::invalid_argument("--batch-size " + std::to_string(c.batch_size) + " does not divide by the " +
+                                std::to_string(ranks) +
+                                " ranks: each rank takes batch_size / ranks rows of every batch");
+  }
+  // this rank's rows of a batch every rank drew alike (the same seed, the same draws)
+  auto share = [&](const Tensor& batch) { return parallel ? dist::shard_batch(batch) : batch; };
+
   manual_seed(run.seed);
 
   // The text, its characters and their indices: chars = sorted(list(set(text))), encode, decode.
@@ -335,10 +355,15 @@ int main(int argc, char** argv) try {
       std::vector<float> losses(c.eval_iters);  // torch.zeros(eval_iters)
       for (int64_t k = 0; k < c.eval_iters; ++k) {
         auto [X, Y] = get_batch(split);
-        auto [logits, loss] = model.forward(X, Y);
+        auto [logits, loss] = model.forward(share(X), share(Y));
         losses[k] = loss.item<float>();
       }
-      out[split] = tensor(losses, {c.eval_iters}).mean().item<float>();
+      Tensor mean_losses = tensor(losses, {c.eval_iters});
+      if (parallel) {  // each rank's mean over its rows; their average is the whole batch's mean
+        dist::all_reduce(mean_losses);
+        mean_losses = mean_losses / static_cast<double>(ranks);
+      }
+      out[split] = mean_losses.mean().item<float>();
     }
     model.train();
     return out;
@@ -347,7 +372,7 @@ int main(int argc, char** argv) try {
   // print the number of parameters in the model
   int64_t count = 0;
   for (const Tensor& p : model.parameters()) count += p.numel();
-  std::printf("%s M parameters\n", support::number_text(static_cast<double>(count) / 1e6).c_str());
+  if (rank0) std::printf("%s M parameters\n", support::number_text(static_cast<double>(count) / 1e6).c_str());
 
   // create a PyTorch optimizer
   optim::AdamW optimizer(model.parameters(), {.lr = c.learning_rate});
@@ -357,8 +382,21 @@ int main(int argc, char** argv) try {
   int64_t start = 0;
   if (run.resume) {
     start = support::load_checkpoint(run.checkpoint, model, optimizer, history, config_metadata(c, run));
-    std::printf("resuming from %s at step %lld\n", run.checkpoint.c_str(), static_cast<long long>(start));
+    if (rank0)
+      std::printf("resuming from %s at step %lld\n", run.checkpoint.c_str(), static_cast<long long>(start));
   }
+
+  // Every rank read the same checkpoint, so any number of ranks resumes it. The wrapper copies
+  // rank 0's weights to all and averages the gradients inside each backward.
+  std::unique_ptr<dist::DistributedDataParallel> ddp;
+  if (parallel) ddp = std::make_unique<dist::DistributedDataParallel>(model);
+  // Dropout on several ranks: the default generator draws the batches, the same on every rank, so
+  // Dropout draws from a stream of this rank's own instead (its seed: the seed, the rank and the
+  // first step), or all ranks would drop the same positions. One process draws its masks for the
+  // whole batch from the default generator, so with dropout N ranks match it only in distribution.
+  const bool own_dropout_stream = ranks > 1 && c.dropout > 0;
+  Generator dropout_stream(run.seed + 1000003 * static_cast<uint64_t>(rank + 1) +
+                           static_cast<uint64_t>(start));
 
   support::Progress progress(start, c.max_iters, /*every=*/100, c.batch_size * c.block_size, stderr);
   for (int64_t iter = start; iter < c.max_iters; ++iter) {
@@ -367,19 +405,23 @@ int main(int argc, char** argv) try {
                               history.eval_steps.back() == static_cast<double>(iter);
     if ((iter % c.eval_interval == 0 || iter == c.max_iters - 1) && !resumed_here) {
       std::map<std::string, float> losses = estimate_loss();
-      progress.finish();  // ends an in-place progress line on a terminal
-      std::fflush(stderr);
-      std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter),
-                  losses["train"], losses["val"]);
-      std::fflush(stdout);  // a log shows each evaluation as it happens
       history.eval_steps.push_back(static_cast<double>(iter));
       history.eval_train.push_back(losses["train"]);
       history.eval_val.push_back(losses["val"]);
-      support::save_checkpoint(run.checkpoint, model, optimizer, iter, history, config_metadata(c, run));
-      support::write_run_plot(run.plot, "gpt: cross-entropy loss", history);
+      if (ddp) ddp->check_parameters_agree();  // throws on every rank if the copies drifted apart
+      if (rank0) {
+        progress.finish();  // ends an in-place progress line on a terminal
+        std::fflush(stderr);
+        std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(iter),
+                    losses["train"], losses["val"]);
+        std::fflush(stdout);  // a log shows each evaluation as it happens
+        support::save_checkpoint(run.checkpoint, model, optimizer, iter, history, config_metadata(c, run));
+        support::write_run_plot(run.plot, "gpt: cross-entropy loss", history);
+      }
       if (iter == run.stop_at) {
-        std::printf("stopped at step %lld: %s holds it, continue with --resume\n",
-                    static_cast<long long>(iter), run.checkpoint.c_str());
+        if (rank0)
+          std::printf("stopped at step %lld: %s holds it, continue with --resume\n",
+                      static_cast<long long>(iter), run.checkpoint.c_str());
         return 0;
       }
     }
@@ -387,18 +429,24 @@ int main(int argc, char** argv) try {
     // sample a batch of data
     auto [xb, yb] = get_batch("train");
 
-    // evaluate the loss
-    auto [logits, loss] = model.forward(xb, yb);
+    // evaluate the loss (on several ranks: this rank's rows; backward averages the gradients)
+    if (own_dropout_stream) std::swap(default_generator(), dropout_stream);  // this rank's masks
+    auto [logits, loss] = model.forward(share(xb), share(yb));
     optimizer.zero_grad(/*set_to_none=*/true);
     loss.backward();
     optimizer.step();
+    if (own_dropout_stream) std::swap(default_generator(), dropout_stream);  // the shared batches again
 
-    const double value = loss.item<double>();
+    Tensor global_loss = loss.detach().to(kFloat64);
+    if (parallel) dist::all_reduce(global_loss);  // the mean over the whole batch, for the history
+    const double value = global_loss.item<double>() / ranks;
     history.steps.push_back(static_cast<double>(iter + 1));
     history.losses.push_back(value);
+    if (!rank0) continue;
     if (run.print_losses) std::printf("loss %lld %.9g\n", static_cast<long long>(iter + 1), value);
     progress.update(iter + 1, value);
   }
+  if (!rank0) return 0;  // the other ranks' work is done; rank 0 saves and generates
   progress.finish();
   if (!run.resume || start < c.max_iters) {  // the trained model (the untrained one for --max-iters 0)
     support::save_checkpoint(run.checkpoint, model, optimizer, c.max_iters, history, config_metadata(c, run));
@@ -412,6 +460,9 @@ int main(int argc, char** argv) try {
   support::write_text_file(run.output, sample + "\n");
   return 0;
 } catch (const std::exception& error) {
+  // Under mpirun the other ranks may be waiting for this one: end them all, naming this rank.
+  if (dist::is_initialized() && dist::get_world_size() > 1)
+    dist::abort_job(std::string("gpt: ") + error.what());
   std::fprintf(stderr, "gpt: %s\n", error.what());
   return 1;
 }

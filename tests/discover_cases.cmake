@@ -1,5 +1,19 @@
 # Lists a Boost.Test executable's cases (--list_content) and writes one add_test per case.
 # Called after each build of a test executable; see minigrad_add_test in tests/CMakeLists.txt.
+# Optional: LAUNCHER, a command each case runs under (mpiexec -np 2 ...), and ENVIRONMENT, the
+# case's environment, both with '|' between their items; TIMEOUT in seconds.
+string(REPLACE "|" "\" \"" launcher "${LAUNCHER}")
+if(NOT launcher STREQUAL "")
+  set(launcher "\"${launcher}\" ")
+endif()
+string(REPLACE "|" ";" environment "${ENVIRONMENT}")
+set(extra "")
+if(NOT environment STREQUAL "")
+  string(APPEND extra " ENVIRONMENT \"${environment}\"")
+endif()
+if(NOT "${TIMEOUT}" STREQUAL "")
+  string(APPEND extra " TIMEOUT ${TIMEOUT}")
+endif()
 execute_process(COMMAND ${EXE} --list_content
                 OUTPUT_VARIABLE out ERROR_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -25,8 +39,8 @@ foreach(line IN LISTS lines)
   # The previous line was a case (a leaf) when this line is not deeper than it.
   if(previous_depth GREATER_EQUAL 0 AND depth LESS_EQUAL previous_depth)
     list(JOIN path "/" case_path)
-    string(APPEND content "add_test(\"${NAME}/${case_path}\" \"${EXE}\" \"--run_test=${case_path}\" \"--log_level=warning\")\n")
-    string(APPEND content "set_tests_properties(\"${NAME}/${case_path}\" PROPERTIES WORKING_DIRECTORY \"${WORKDIR}\")\n")
+    string(APPEND content "add_test(\"${NAME}/${case_path}\" ${launcher}\"${EXE}\" \"--run_test=${case_path}\" \"--log_level=warning\")\n")
+    string(APPEND content "set_tests_properties(\"${NAME}/${case_path}\" PROPERTIES WORKING_DIRECTORY \"${WORKDIR}\"${extra})\n")
     math(EXPR count "${count} + 1")
   endif()
   # Keep the first `depth` entries of the path, then append this name.
@@ -40,8 +54,8 @@ foreach(line IN LISTS lines)
 endforeach()
 if(previous_depth GREATER_EQUAL 0)
   list(JOIN path "/" case_path)
-  string(APPEND content "add_test(\"${NAME}/${case_path}\" \"${EXE}\" \"--run_test=${case_path}\" \"--log_level=warning\")\n")
-  string(APPEND content "set_tests_properties(\"${NAME}/${case_path}\" PROPERTIES WORKING_DIRECTORY \"${WORKDIR}\")\n")
+  string(APPEND content "add_test(\"${NAME}/${case_path}\" ${launcher}\"${EXE}\" \"--run_test=${case_path}\" \"--log_level=warning\")\n")
+  string(APPEND content "set_tests_properties(\"${NAME}/${case_path}\" PROPERTIES WORKING_DIRECTORY \"${WORKDIR}\"${extra})\n")
   math(EXPR count "${count} + 1")
 endif()
 if(count EQUAL 0)

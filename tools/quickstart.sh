@@ -13,9 +13,11 @@ case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo
 
 # Debian packages the build needs; only the missing ones are installed. The demo needs the library's
 # own dependencies; the tests add Boost.Test, Google Benchmark (bench/ is built with the suite),
-# clang with its sanitizer runtime (the fuzzer) and Doxygen (the reference pages must build).
+# clang with its sanitizer runtime (the fuzzer) and Doxygen (the reference pages must build), and
+# for distributed/ (data parallelism over MPI) Boost.MPI and Open MPI: its tests run two ranks.
 packages=(g++ cmake make libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev)
 [ "$verb" != demo ] && packages+=(libboost-test-dev libbenchmark-dev clang libclang-rt-14-dev doxygen)
+[ "$verb" = test ] && packages+=(libboost-mpi-dev openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -30,10 +32,12 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 # The demo configures without the tests and benchmarks (it needs neither Boost.Test nor Google
-# Benchmark); `test` turns them back on in the same build folder.
+# Benchmark); `test` turns them back on in the same build folder, and insists on distributed/ over
+# MPI: a build that silently left it out would test less.
 build() {  # build PRESET [TARGET]
   local parts=(-DMINIGRAD_BUILD_TESTS=ON)
   [ "$1" = release ] && parts+=(-DMINIGRAD_BUILD_BENCHMARKS=ON)   # the sanitize preset leaves them out
+  [ "$verb" = test ] && parts+=(-DMINIGRAD_WITH_MPI=ON)
   [ "$verb" = demo ] && parts=(-DMINIGRAD_BUILD_TESTS=OFF -DMINIGRAD_BUILD_BENCHMARKS=OFF)
   cmake --preset "$1" "${parts[@]}" >/dev/null
   cmake --build --preset "$1" -j "$jobs" ${2:+--target "$2"}

@@ -334,4 +334,71 @@ BOOST_AUTO_TEST_CASE(an_in_place_step_after_backward_leaves_the_next_backward_fr
              boost::test_tools::per_element());
 }
 
+// ---- post-accumulate-grad hooks (what DistributedDataParallel starts its all-reduces from) ------
+
+BOOST_AUTO_TEST_CASE(post_accumulate_grad_hook_sees_the_whole_gradient_once_per_backward) {
+  // y = a * 3 + a * 4: two uses of a, so the hook must run after both have added their share.
+  // By hand: dy/da = 7 in the first backward; the second adds 7 more, so grad() reads 14.
+  Tensor a = tensor({2.0}).requires_grad_();
+  std::vector<float> seen;
+  a.register_post_accumulate_grad_hook([&](Tensor& leaf) { seen.push_back(leaf.grad().item<float>()); });
+  (a * 3.0 + a * 4.0).backward();
+  (a * 3.0 + a * 4.0).backward();
+  BOOST_TEST(seen == std::vector<float>({7.0f, 14.0f}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(the_last_layers_hook_runs_before_the_first_layer_has_a_gradient) {
+  // loss = sum(relu(x * w1) * w2), each layer's output the first operand of the next layer, as
+  // x @ W in a network. The engine finishes w2 before it walks down to w1, so w2's hook runs while
+  // w1 has no gradient yet: the overlap DistributedDataParallel relies on.
+  Tensor x = tensor({1.0, -1.0});
+  Tensor w1 = tensor({2.0, 3.0}).requires_grad_(), w2 = tensor({5.0, 7.0}).requires_grad_();
+  std::vector<std::string> events;
+  w2.register_post_accumulate_grad_hook(
+      [&](Tensor&) { events.push_back(w1.grad().defined() ? "w2 late" : "w2"); });
+  w1.register_post_accumulate_grad_hook([&](Tensor&) { events.push_back("w1"); });
+  (relu(x * w1) * w2).sum().backward();
+  BOOST_TEST(events == std::vector<std::string>({"w2", "w1"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(post_accumulate_grad_hook_may_change_the_gradient_in_place) {
+  // Dividing by 2 in the hook is what averaging over two ranks does: d(sum(4w))/dw = 4 -> 2.
+  Tensor w = tensor({1.0, 1.0}).requires_grad_();
+  w.register_post_accumulate_grad_hook([](Tensor& leaf) { leaf.grad().mul_(0.5); });
+  (w * 4.0).sum().backward();
+  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({2.0f, 2.0f}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_removed_post_accumulate_grad_hook_is_not_called_again) {
+  Tensor w = tensor({1.0}).requires_grad_();
+  int first = 0, second = 0;
+  RemovableHandle handle = w.register_post_accumulate_grad_hook([&](Tensor&) { ++first; });
+  w.register_post_accumulate_grad_hook([&](Tensor&) { ++second; });
+  (w * 2.0).backward();
+  handle.remove();
+  handle.remove();  // a second remove does nothing
+  (w * 2.0).backward();
+  BOOST_TEST(first == 1);
+  BOOST_TEST(second == 2);
+}
+
+BOOST_AUTO_TEST_CASE(post_accumulate_grad_hook_is_refused_on_a_non_leaf_or_a_tensor_without_grad) {
+  Tensor w = tensor({1.0}).requires_grad_();
+  Tensor y = w * 2.0;
+  BOOST_CHECK_EXCEPTION(y.register_post_accumulate_grad_hook([](Tensor&) {}), std::runtime_error,
+                        [](const std::exception& e) {
+                          return message_contains(e, "non-leaf tensors (this one was made by MulBackward0)");
+                        });
+  BOOST_CHECK_EXCEPTION(tensor({1.0}).register_post_accumulate_grad_hook([](Tensor&) {}), std::runtime_error,
+                        [](const std::exception& e) { return message_contains(e, "does not require grad"); });
+}
+
+BOOST_AUTO_TEST_CASE(an_exception_from_a_post_accumulate_grad_hook_leaves_backward) {
+  Tensor w = tensor({1.0}).requires_grad_();
+  w.register_post_accumulate_grad_hook([](Tensor&) { throw std::runtime_error("hook failed"); });
+  BOOST_CHECK_EXCEPTION((w * 2.0).backward(), std::runtime_error,
+                        [](const std::exception& e) { return message_contains(e, "hook failed"); });
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -319,6 +319,15 @@ BOOST_AUTO_TEST_CASE(autograd_spellings_run) {
   auto f = [](const std::vector<Tensor>& in) { return (in[0] * in[0]).sum(); };
   const std::vector<Tensor> inputs = {randn({3}, {.dtype = kFloat64, .requires_grad = true})};
   BOOST_TEST(gradcheck(f, inputs));
+
+  std::vector<float> seen;  // what the hook finds in w.grad(): d(sum(2w))/dw = 2 per element
+  auto hook = [&](Tensor& leaf) { seen.push_back(leaf.grad()[0].item<float>()); };
+  w.set_grad(Tensor());
+  RemovableHandle h = w.register_post_accumulate_grad_hook(hook);
+  (w * 2).sum().backward();
+  h.remove();
+  (w * 2).sum().backward();  // removed: not called again
+  BOOST_TEST(seen == std::vector<float>({2.0f}), boost::test_tools::per_element());
 }
 
 // ==== table: Modules ====
