@@ -24,7 +24,7 @@ using Metadata = std::map<std::string, std::string>;
 /// float64, int64 and bool as F32, F64, I64 and BOOL, any shape, 0-d and empty ones included.
 /// The file holds them in safetensors' order (int64, float64, float32, bool; by name within a dtype).
 /// Atomic: creates a new temporary file `.<name>.tmp-<pid>-<count>-<random>` in the folder of
-/// `path` (exclusively: never through an existing file or symlink; <name> is cut so the whole stays
+/// `path` (exclusively: never through an existing file or symlink; the name is cut so the whole stays
 /// within 255 bytes), flushes it and the folder to disk and renames it over `path`, so `path`
 /// always holds either the previous file or one complete new one, even while several threads or
 /// processes save to it at once (the last rename wins). A save killed midway leaves its temporary

@@ -147,9 +147,9 @@ BOOST_AUTO_TEST_CASE(random_spellings_run) {
   BOOST_TEST(rand({4}).equal(next));  // the restored state draws the same numbers again
   BOOST_TEST((state.dtype() == kInt64 && state.numel() == 5056));
   state = g.get_state();
-  const Tensor from_g = randn({3}, g);
+  const Tensor drawn = randn({3}, g);
   g.set_state(state);
-  BOOST_TEST(randn({3}, g).equal(from_g));
+  BOOST_TEST(randn({3}, g).equal(drawn));
 }
 
 // ==== table: Ops ====
