@@ -4,8 +4,8 @@
 #pragma once
 
 #include "autograd/autograd.hpp"
-#include "nn/nn.hpp"
-#include "optim/optim.hpp"
 #include "data/data.hpp"
 #include "io/safetensors.hpp"
+#include "nn/nn.hpp"
+#include "optim/optim.hpp"
 #include "parity/parity.hpp"

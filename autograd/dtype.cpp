@@ -7,10 +7,14 @@ namespace minigrad {
 
 std::string dtype_name(Dtype dtype) {
   switch (dtype) {
-    case kBool: return "bool";
-    case kInt64: return "int64";
-    case kFloat32: return "float32";
-    case kFloat64: break;
+    case kBool:
+      return "bool";
+    case kInt64:
+      return "int64";
+    case kFloat32:
+      return "float32";
+    case kFloat64:
+      break;
   }
   return "float64";
 }

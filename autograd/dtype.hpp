@@ -50,28 +50,47 @@ constexpr Dtype promote_types(Dtype a, Dtype b) { return a > b ? a : b; }
 
 ///@{
 /// The C++ element type stored for each dtype, and back.
-template <typename T> constexpr Dtype dtype_of();
-template <> constexpr Dtype dtype_of<bool>() { return kBool; }
-template <> constexpr Dtype dtype_of<int64_t>() { return kInt64; }
-template <> constexpr Dtype dtype_of<float>() { return kFloat32; }
-template <> constexpr Dtype dtype_of<double>() { return kFloat64; }
+template <typename T>
+constexpr Dtype dtype_of();
+template <>
+constexpr Dtype dtype_of<bool>() {
+  return kBool;
+}
+template <>
+constexpr Dtype dtype_of<int64_t>() {
+  return kInt64;
+}
+template <>
+constexpr Dtype dtype_of<float>() {
+  return kFloat32;
+}
+template <>
+constexpr Dtype dtype_of<double>() {
+  return kFloat64;
+}
 ///@}
 
 /// Calls `f.template operator()<T>()` with T the C++ type of `dtype`, so one generic lambda
 /// serves every dtype: `dispatch(t.dtype(), [&]<typename T>() { ... });`.
-template <typename F> decltype(auto) dispatch(Dtype dtype, F&& f) {
+template <typename F>
+decltype(auto) dispatch(Dtype dtype, F&& f) {
   switch (dtype) {
-    case kBool: return f.template operator()<bool>();
-    case kInt64: return f.template operator()<int64_t>();
-    case kFloat32: return f.template operator()<float>();
-    case kFloat64: break;
+    case kBool:
+      return f.template operator()<bool>();
+    case kInt64:
+      return f.template operator()<int64_t>();
+    case kFloat32:
+      return f.template operator()<float>();
+    case kFloat64:
+      break;
   }
   return f.template operator()<double>();
 }
 
 /// Like `dispatch`, for the two floating dtypes only; `op` names the caller in the error.
 /// Throws std::invalid_argument for int64 and bool.
-template <typename F> decltype(auto) dispatch_floating(Dtype dtype, const std::string& op, F&& f) {
+template <typename F>
+decltype(auto) dispatch_floating(Dtype dtype, const std::string& op, F&& f) {
   if (dtype == kFloat32) return f.template operator()<float>();
   if (dtype != kFloat64)
     throw std::invalid_argument(op + ": expected a float32 or float64 tensor, got " + dtype_name(dtype));
@@ -79,7 +98,8 @@ template <typename F> decltype(auto) dispatch_floating(Dtype dtype, const std::s
 }
 
 /// Like `dispatch`, for int64, float32 and float64; throws std::invalid_argument for bool.
-template <typename F> decltype(auto) dispatch_numeric(Dtype dtype, const std::string& op, F&& f) {
+template <typename F>
+decltype(auto) dispatch_numeric(Dtype dtype, const std::string& op, F&& f) {
   if (dtype == kInt64) return f.template operator()<int64_t>();
   if (dtype == kBool) throw std::invalid_argument(op + ": not supported for bool tensors");
   return dispatch_floating(dtype, op, std::forward<F>(f));
@@ -92,8 +112,8 @@ class Scalar {
  public:
   /// Any C++ number converts implicitly: `x * 2`, `x + 0.5`, `x.fill_(true)`.
   template <typename T>
-    requires std::is_arithmetic_v<T>
-  Scalar(T value) {  // NOLINT(google-explicit-constructor): implicit, as c10::Scalar
+  requires std::is_arithmetic_v<T> Scalar(
+      T value) {  // NOLINT(google-explicit-constructor): implicit, as c10::Scalar
     if constexpr (std::is_same_v<T, bool>) {
       dtype_ = kBool;
       value_ = value ? 1.0 : 0.0;
@@ -119,7 +139,8 @@ class Scalar {
   /// The value converted to the element type T (exact for integers, as PyTorch; a float is
   /// truncated toward zero for an integer T). Throws std::invalid_argument when a float does not
   /// fit an int64 (nan, inf, beyond +-2^63), as PyTorch's "value cannot be converted" error.
-  template <typename T> T to() const {
+  template <typename T>
+  T to() const {
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
       return static_cast<T>(value_);
     } else if constexpr (std::is_same_v<T, bool>) {

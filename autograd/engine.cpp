@@ -110,12 +110,15 @@ namespace {
 // The seed of the walk: the caller's gradient for the output, or 1 for a scalar output.
 Tensor backward_seed(const Tensor& output, const Tensor& gradient) {
   check<std::runtime_error>(output.defined(), "backward: called on an undefined tensor");
-  check<std::runtime_error>(output.requires_grad(), "backward: this tensor (shape ", output.shape(),
-                            ") does not require grad and has no grad_fn; did you forget requires_grad_() on a "
-                            "leaf, or compute it under NoGradGuard?");
+  check<std::runtime_error>(
+      output.requires_grad(), "backward: this tensor (shape ", output.shape(),
+      ") does not require grad and has no grad_fn; did you forget requires_grad_() on a "
+      "leaf, or compute it under NoGradGuard?");
   if (!gradient.defined()) {
-    check<std::runtime_error>(output.numel() == 1, "backward: grad can be implicitly created only for scalar "
-                              "outputs; this tensor has shape ", output.shape(), ", so pass backward(gradient)");
+    check<std::runtime_error>(output.numel() == 1,
+                              "backward: grad can be implicitly created only for scalar "
+                              "outputs; this tensor has shape ",
+                              output.shape(), ", so pass backward(gradient)");
     return ones_like(output);
   }
   check(gradient.shape() == output.shape(), "backward: gradient of shape ", gradient.shape(),
@@ -133,8 +136,11 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
   if (!tensor.grad_fn || tensor.retains_grad) accumulate(tensor.grad, grad, /*may_steal=*/!tensor.grad_fn);
   Node* node = tensor.grad_fn.get();
   if (!node) return;
-  check<std::runtime_error>(static_cast<bool>(node->backward), "backward: trying to backward through the graph "
-                            "a second time (through ", node->name, "); its saved data was freed by the first "
+  check<std::runtime_error>(static_cast<bool>(node->backward),
+                            "backward: trying to backward through the graph "
+                            "a second time (through ",
+                            node->name,
+                            "); its saved data was freed by the first "
                             "backward. Pass retain_graph = true to the first call if you need to do this.");
   check_versions(*node);
 

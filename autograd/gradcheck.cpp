@@ -21,7 +21,8 @@ bool gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f, const
   // A fixed random cotangent v turns any output into the scalar L = sum(f(x) * v).
   Tensor first = f(inputs);
   Generator generator(1234);
-  const Tensor v = first.is_floating_point() ? randn(first.shape(), generator, {.dtype = kFloat64}) : Tensor();
+  const Tensor v =
+      first.is_floating_point() ? randn(first.shape(), generator, {.dtype = kFloat64}) : Tensor();
   check(v.defined(), "gradcheck: f must return a floating-point tensor");
   auto loss = [&](const std::vector<Tensor>& xs) { return sum(mul(f(xs), v)); };
 

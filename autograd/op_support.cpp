@@ -8,25 +8,26 @@ namespace minigrad::detail {
 int64_t normalize_dim(int64_t dim, const Shape& shape, const char* op) {
   const int64_t ndim = static_cast<int64_t>(shape.size());
   const int64_t rank = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, as PyTorch
-  check<std::out_of_range>(dim >= -rank && dim < rank, op, ": dim ", dim, " is out of range for a tensor of shape ",
-                           shape, " (expected a dim in ", -rank, "..", rank - 1, ")");
+  check<std::out_of_range>(dim >= -rank && dim < rank, op, ": dim ", dim,
+                           " is out of range for a tensor of shape ", shape, " (expected a dim in ", -rank,
+                           "..", rank - 1, ")");
   return dim < 0 ? dim + rank : dim;
 }
 
 int64_t normalize_insert_dim(int64_t dim, const Shape& shape, const char* op) {
   const int64_t rank = static_cast<int64_t>(shape.size()) + 1;
-  check<std::out_of_range>(dim >= -rank && dim < rank, op, ": dim ", dim, " is out of range for a tensor of shape ",
-                           shape, " (expected a dim in ", -rank, "..", rank - 1, ")");
+  check<std::out_of_range>(dim >= -rank && dim < rank, op, ": dim ", dim,
+                           " is out of range for a tensor of shape ", shape, " (expected a dim in ", -rank,
+                           "..", rank - 1, ")");
   return dim < 0 ? dim + rank : dim;
 }
 
-void check_defined(const Tensor& t, const char* op) {
-  check(t.defined(), op, ": got an undefined tensor");
-}
+void check_defined(const Tensor& t, const char* op) { check(t.defined(), op, ": got an undefined tensor"); }
 
 std::vector<int64_t> contiguous_strides(const Shape& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
   return strides;
 }
 

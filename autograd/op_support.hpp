@@ -18,7 +18,8 @@
 namespace minigrad::detail {
 
 /// Joins the parts into one message; Shapes print as `[2, 3]`.
-template <typename... Parts> std::string concat(const Parts&... parts) {
+template <typename... Parts>
+std::string concat(const Parts&... parts) {
   std::ostringstream os;
   (os << ... << parts);
   return os.str();

@@ -120,7 +120,8 @@ Tensor cos(const Tensor& a);
 /// stays nan; int64 bounds are compared as integers (exact up to INT64_MAX). Throws
 /// std::invalid_argument when neither bound is given, and for bool.
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-// where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad elsewhere
+// where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad
+// elsewhere
 /// Picks a where `condition` holds, else b (`torch.where`). condition must be bool; the three shapes
 /// broadcast together, the dtype is result_type(a, b) (dtype.hpp). Throws std::invalid_argument for a
 /// non-bool condition or shapes that do not broadcast (naming them).
@@ -216,7 +217,7 @@ Tensor var(const Tensor& a);
 Tensor var(const Tensor& a, const std::vector<int64_t>& dims, int64_t correction = 1, bool keepdim = false);
 Tensor var(const Tensor& a, int64_t dim, bool unbiased = true, bool keepdim = false);
 ///@}
-// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out) (0 where out = 0, as PyTorch)
+// std: out = sqrt(var);  grad_a = grad * (a - mean) / (max(N - correction, 0) * out), 0 where out = 0
 ///@{
 /// Standard deviation, the square root of var, with var's arguments, dtypes and errors
 /// (`torch.std`): `minigrad::std(x, 1)` or `x.std(1)`. The function named std never hides the
@@ -348,7 +349,7 @@ Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator>=(const Tensor& a, const Tensor& b);
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, Scalar s);   ///< `(hidden < 0)` from the lesson
+Tensor operator<(const Tensor& a, Scalar s);  ///< `(hidden < 0)` from the lesson
 Tensor operator<=(const Tensor& a, Scalar s);
 Tensor operator>(const Tensor& a, Scalar s);
 Tensor operator>=(const Tensor& a, Scalar s);

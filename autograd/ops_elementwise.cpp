@@ -6,10 +6,10 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/op_support.hpp"
-#include "autograd/ops.hpp"
 #include "autograd/machinery/parallel.hpp"
 #include "autograd/machinery/vector_math.hpp"
+#include "autograd/op_support.hpp"
+#include "autograd/ops.hpp"
 
 namespace minigrad {
 
@@ -81,13 +81,15 @@ Dtype operands_dtype(const Tensor& a, const Tensor& b) {
 
 Dtype arithmetic_dtype(const Tensor& a, const Tensor& b, const char* op) {
   const Dtype dtype = operands_dtype(a, b);
-  check(dtype != kBool, op, ": arithmetic on two bool tensors is not supported; convert with .to(kInt64) first");
+  check(dtype != kBool, op,
+        ": arithmetic on two bool tensors is not supported; convert with .to(kInt64) first");
   return dtype;
 }
 
 // out[i] = f(a[i]) in a's dtype (after `promote_to_float` lifts int64/bool to float32, as PyTorch
 // does for exp, log, ...).
-template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool promote_to_float, F f) {
+template <typename F>
+Tensor unary_kernel(const Tensor& a, const char* op, bool promote_to_float, F f) {
   check_defined(a, op);
   const Dtype dtype = promote_to_float && !a.is_floating_point() ? kFloat32 : a.dtype();
   check(dtype != kBool, op, ": not supported for bool tensors");
@@ -105,7 +107,8 @@ template <typename F> Tensor unary_kernel(const Tensor& a, const char* op, bool 
 
 // grad_a[i] = f(grad[i], saved[i]): the shape of most unary backwards (saved is the input or the
 // output, same shape and dtype as grad).
-template <typename F> Tensor backward_map(const Tensor& grad, const Tensor& saved, F f) {
+template <typename F>
+Tensor backward_map(const Tensor& grad, const Tensor& saved, F f) {
   Tensor out = detail::new_tensor(grad.shape(), grad.dtype());
   const Tensor s = detail::convert(saved, grad.dtype());
   dispatch_floating(grad.dtype(), "backward", [&]<typename T>() {
@@ -181,13 +184,15 @@ Tensor pow(const Tensor& a, double exponent) {
       return std::pow(x, static_cast<T>(exponent));
     }
   });
-  return detail::record(out, "PowBackward0", {a}, [exponent](const Tensor& grad, const std::vector<Tensor>& in) {
-    if (exponent == 0.0) return std::vector<Tensor>{zeros_like(grad)};  // d/da a^0 = 0, even at a = 0
-    return std::vector<Tensor>{backward_map(grad, in[0], [exponent](auto g, auto x) {
-      using T = decltype(x);
-      return g * static_cast<T>(exponent) * std::pow(x, static_cast<T>(exponent - 1));
-    })};
-  });
+  return detail::record(out, "PowBackward0", {a},
+                        [exponent](const Tensor& grad, const std::vector<Tensor>& in) {
+                          if (exponent == 0.0)
+                            return std::vector<Tensor>{zeros_like(grad)};  // d/da a^0 = 0, even at a = 0
+                          return std::vector<Tensor>{backward_map(grad, in[0], [exponent](auto g, auto x) {
+                            using T = decltype(x);
+                            return g * static_cast<T>(exponent) * std::pow(x, static_cast<T>(exponent - 1));
+                          })};
+                        });
 }
 
 // ---- functions -----------------------------------------------------------------------------------
@@ -205,9 +210,10 @@ Tensor exp(const Tensor& a) {
   } else {
     out = unary_kernel(a, "exp", true, [](auto x) { return std::exp(x); });
   }
-  return detail::record(out, "ExpBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * y; })};
-  });
+  return detail::record(
+      out, "ExpBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * y; })};
+      });
 }
 
 Tensor log(const Tensor& a) {
@@ -219,9 +225,11 @@ Tensor log(const Tensor& a) {
 
 Tensor sqrt(const Tensor& a) {
   Tensor out = unary_kernel(a, "sqrt", true, [](auto x) { return std::sqrt(x); });
-  return detail::record(out, "SqrtBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g / (2 * y); })};
-  });
+  return detail::record(
+      out, "SqrtBackward0", {a},
+      [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g / (2 * y); })};
+      });
 }
 
 Tensor abs(const Tensor& a) {
@@ -235,17 +243,22 @@ Tensor abs(const Tensor& a) {
 }
 
 Tensor relu(const Tensor& a) {
-  Tensor out = unary_kernel(a, "relu", false, [](auto x) { return x <= 0 ? decltype(x)(0) : x; });  // nan stays nan
-  return detail::record(out, "ReluBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return y <= 0 ? decltype(g)(0) : g; })};
-  });
+  Tensor out =
+      unary_kernel(a, "relu", false, [](auto x) { return x <= 0 ? decltype(x)(0) : x; });  // nan stays nan
+  return detail::record(out, "ReluBackward0", {a},
+                        [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+                          return std::vector<Tensor>{backward_map(
+                              grad, saved, [](auto g, auto y) { return y <= 0 ? decltype(g)(0) : g; })};
+                        });
 }
 
 Tensor tanh(const Tensor& a) {
   Tensor out = unary_kernel(a, "tanh", true, [](auto x) { return std::tanh(x); });
-  return detail::record(out, "TanhBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * (1 - y * y); })};
-  });
+  return detail::record(
+      out, "TanhBackward0", {a},
+      [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * (1 - y * y); })};
+      });
 }
 
 Tensor sigmoid(const Tensor& a) {
@@ -256,9 +269,11 @@ Tensor sigmoid(const Tensor& a) {
     const T e = std::exp(x);
     return e / (T(1) + e);
   });
-  return detail::record(out, "SigmoidBackward0", {a}, [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * y * (1 - y); })};
-  });
+  return detail::record(
+      out, "SigmoidBackward0", {a},
+      [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return g * y * (1 - y); })};
+      });
 }
 
 Tensor sin(const Tensor& a) {
@@ -305,11 +320,11 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
     T y = static_cast<double>(x) < lo ? static_cast<T>(lo) : x;
     return static_cast<double>(y) > hi ? static_cast<T>(hi) : y;
   });
-  return detail::record(out, "ClampBackward1", {a}, [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{backward_map(grad, in[0], [lo, hi](auto g, auto x) {
-      return x >= lo && x <= hi ? g : decltype(g)(0);
-    })};
-  });
+  return detail::record(
+      out, "ClampBackward1", {a}, [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{backward_map(
+            grad, in[0], [lo, hi](auto g, auto x) { return x >= lo && x <= hi ? g : decltype(g)(0); })};
+      });
 }
 
 namespace {
@@ -320,7 +335,8 @@ Tensor expand_copy(const Tensor& t, const Shape& shape) {
   dispatch(t.dtype(), [&]<typename T>() {
     const T* src = t.data_ptr<T>();
     T* dst = out.data_ptr<T>();
-    detail::for_each_broadcast(shape, t.shape(), t.shape(), [&](int64_t i, int64_t j, int64_t) { dst[i] = src[j]; });
+    detail::for_each_broadcast(shape, t.shape(), t.shape(),
+                               [&](int64_t i, int64_t j, int64_t) { dst[i] = src[j]; });
   });
   return out;
 }
@@ -359,15 +375,19 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   check_mask(condition, "where");
   check_defined(a, "where");
   check_defined(b, "where");
-  const Shape shape = broadcast_shapes(broadcast_shapes(condition.shape(), a.shape(), "where"), b.shape(), "where");
+  const Shape shape =
+      broadcast_shapes(broadcast_shapes(condition.shape(), a.shape(), "where"), b.shape(), "where");
   const Dtype dtype = operands_dtype(a, b);
   const Tensor mask = own_mask(condition, shape);
-  Tensor out = select_by_mask(mask, expand_copy(detail::convert(a, dtype), shape), expand_copy(detail::convert(b, dtype), shape));
-  return detail::record(out, "WhereBackward0", {a, b}, [mask](const Tensor& grad, const std::vector<Tensor>& in) {
-    const Tensor zero = zeros({}, {.dtype = grad.dtype()});
-    return std::vector<Tensor>{sum_to(select_by_mask(mask, grad, expand_copy(zero, grad.shape())), in[0].shape()),
-                               sum_to(select_by_mask(mask, zero, grad), in[1].shape())};
-  });
+  Tensor out = select_by_mask(mask, expand_copy(detail::convert(a, dtype), shape),
+                              expand_copy(detail::convert(b, dtype), shape));
+  return detail::record(
+      out, "WhereBackward0", {a, b}, [mask](const Tensor& grad, const std::vector<Tensor>& in) {
+        const Tensor zero = zeros({}, {.dtype = grad.dtype()});
+        return std::vector<Tensor>{
+            sum_to(select_by_mask(mask, grad, expand_copy(zero, grad.shape())), in[0].shape()),
+            sum_to(select_by_mask(mask, zero, grad), in[1].shape())};
+      });
 }
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
@@ -377,27 +397,41 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
         mask.shape(), " does not broadcast to the tensor's shape ", a.shape());
   const Tensor full_mask = own_mask(mask, a.shape());
   Tensor out = select_by_mask(full_mask, scalar_tensor(value, {.dtype = a.dtype()}), a);
-  return detail::record(out, "MaskedFillBackward0", {a}, [full_mask](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{select_by_mask(full_mask, zeros({}, {.dtype = grad.dtype()}), grad)};
-  });
+  return detail::record(
+      out, "MaskedFillBackward0", {a}, [full_mask](const Tensor& grad, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{select_by_mask(full_mask, zeros({}, {.dtype = grad.dtype()}), grad)};
+      });
 }
 
 // ---- comparisons -----------------------------------------------------------------------------------
 
 namespace {
-template <typename F> Tensor compare(const Tensor& a, const Tensor& b, const char* op, F f) {
+template <typename F>
+Tensor compare(const Tensor& a, const Tensor& b, const char* op, F f) {
   check_defined(a, op);
   check_defined(b, op);
   return binary_kernel(a, b, op, operands_dtype(a, b), kBool, f);
 }
 }  // namespace
 
-Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, "lt", [](auto x, auto y) { return x < y; }); }
-Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, "le", [](auto x, auto y) { return x <= y; }); }
-Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, "gt", [](auto x, auto y) { return x > y; }); }
-Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, "ge", [](auto x, auto y) { return x >= y; }); }
-Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, "eq", [](auto x, auto y) { return x == y; }); }
-Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, "ne", [](auto x, auto y) { return x != y; }); }
+Tensor lt(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "lt", [](auto x, auto y) { return x < y; });
+}
+Tensor le(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "le", [](auto x, auto y) { return x <= y; });
+}
+Tensor gt(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "gt", [](auto x, auto y) { return x > y; });
+}
+Tensor ge(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "ge", [](auto x, auto y) { return x >= y; });
+}
+Tensor eq(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "eq", [](auto x, auto y) { return x == y; });
+}
+Tensor ne(const Tensor& a, const Tensor& b) {
+  return compare(a, b, "ne", [](auto x, auto y) { return x != y; });
+}
 
 Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }

@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/machinery/parallel.hpp"
 
 namespace minigrad {
 

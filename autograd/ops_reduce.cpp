@@ -12,9 +12,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "autograd/op_support.hpp"
 #include "autograd/machinery/parallel.hpp"
 #include "autograd/machinery/vector_math.hpp"
+#include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 
 namespace minigrad {

@@ -351,7 +351,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   auto backward = [d](const Tensor& grad, const std::vector<Tensor>& inputs) {
     std::vector<Tensor> grads(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if (inputs[i].requires_grad()) grads[i] = reshape(narrow(grad, d, static_cast<int64_t>(i), 1), inputs[i].shape());
+      if (inputs[i].requires_grad())
+        grads[i] = reshape(narrow(grad, d, static_cast<int64_t>(i), 1), inputs[i].shape());
     }
     return grads;
   };

@@ -11,10 +11,10 @@
 #include <ostream>
 #include <type_traits>
 
+#include "autograd/machinery/storage.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "autograd/machinery/storage.hpp"
 
 namespace minigrad {
 
@@ -110,25 +110,29 @@ int64_t Tensor::size(int64_t dim) const {
   return shape()[detail::normalize_dim(dim, shape(), "size")];
 }
 
-template <typename T> T* Tensor::data_ptr() {
+template <typename T>
+T* Tensor::data_ptr() {
   if (dtype() != dtype_of<T>()) dtype_mismatch(dtype(), dtype_of<T>());
   return reinterpret_cast<T*>(impl_->data());
 }
 
-template <typename T> const T* Tensor::data_ptr() const {
+template <typename T>
+const T* Tensor::data_ptr() const {
   if (dtype() != dtype_of<T>()) dtype_mismatch(dtype(), dtype_of<T>());
   return reinterpret_cast<const T*>(impl_->data());
 }
 
 using detail::checked_cast;
 
-template <typename T> T Tensor::item() const {
+template <typename T>
+T Tensor::item() const {
   check(numel() == 1, "item: a tensor with ", numel(), " elements (shape ", shape(),
         ") cannot be converted to a number; only one-element tensors can");
   return dispatch(dtype(), [&]<typename S>() { return checked_cast<T>(data_ptr<S>()[0], "item"); });
 }
 
-template <typename T> std::vector<T> Tensor::to_vector() const {
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
   std::vector<T> out(static_cast<size_t>(numel()));
   dispatch(dtype(), [&]<typename S>() {
     const S* src = data_ptr<S>();
@@ -142,17 +146,17 @@ double Tensor::at(const std::vector<int64_t>& index) const {
                            " indices for a tensor of shape ", shape());
   int64_t offset = 0;
   for (int64_t d = 0; d < dim(); ++d) {
-    check<std::out_of_range>(index[d] >= 0 && index[d] < shape()[d], "at: index ", index[d], " is out of range for dim ",
-                             d, " of shape ", shape());
+    check<std::out_of_range>(index[d] >= 0 && index[d] < shape()[d], "at: index ", index[d],
+                             " is out of range for dim ", d, " of shape ", shape());
     offset = offset * shape()[d] + index[d];
   }
   return dispatch(dtype(), [&]<typename S>() { return static_cast<double>(data_ptr<S>()[offset]); });
 }
 
-#define MINIGRAD_INSTANTIATE(T)                           \
-  template T* Tensor::data_ptr<T>();                      \
-  template const T* Tensor::data_ptr<T>() const;          \
-  template T Tensor::item<T>() const;                     \
+#define MINIGRAD_INSTANTIATE(T)                  \
+  template T* Tensor::data_ptr<T>();             \
+  template const T* Tensor::data_ptr<T>() const; \
+  template T Tensor::item<T>() const;            \
   template std::vector<T> Tensor::to_vector<T>() const;
 MINIGRAD_INSTANTIATE(bool)
 MINIGRAD_INSTANTIATE(int64_t)
@@ -174,15 +178,17 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   impl_of(*this);  // first: the message below reads impl_
   check(is_leaf(), "requires_grad_: only leaf tensors can change requires_grad (this one was made by ",
         impl_->grad_fn ? impl_->grad_fn->name : "an op", "); use detach() first");
-  check(!requires_grad || is_floating_point(), "requires_grad_: only floating-point tensors can require "
-        "gradients, this one is ", dtype_name(dtype()));
+  check(!requires_grad || is_floating_point(),
+        "requires_grad_: only floating-point tensors can require "
+        "gradients, this one is ",
+        dtype_name(dtype()));
   impl_->requires_grad = requires_grad;
   return *this;
 }
 
 void Tensor::set_grad(const Tensor& grad) {
-  check(!grad.defined() || grad.shape() == shape(), "set_grad: gradient of shape ", grad.defined() ? grad.shape() : Shape{},
-        " does not match the tensor's shape ", shape());
+  check(!grad.defined() || grad.shape() == shape(), "set_grad: gradient of shape ",
+        grad.defined() ? grad.shape() : Shape{}, " does not match the tensor's shape ", shape());
   check(!grad.defined() || grad.dtype() == dtype(), "set_grad: gradient of dtype ",
         grad.defined() ? dtype_name(grad.dtype()) : "", " does not match the tensor's dtype ",
         dtype_name(dtype()));
@@ -215,8 +221,9 @@ int64_t Tensor::version() const { return *impl_of(*this).version; }
 Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(shape(), dtype(), "clone");
   std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
-  return detail::record(out, "CloneBackward0", {*this},
-                        [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{grad}; });
+  return detail::record(out, "CloneBackward0", {*this}, [](const Tensor& grad, const std::vector<Tensor>&) {
+    return std::vector<Tensor>{grad};
+  });
 }
 
 Tensor Tensor::to(Dtype dtype) const {
@@ -224,9 +231,10 @@ Tensor Tensor::to(Dtype dtype) const {
   Tensor out = detail::convert(*this, dtype);
   if (!minigrad::is_floating_point(dtype)) return out;  // integers carry no gradient
   const Dtype from = this->dtype();
-  return detail::record(out, "ToCopyBackward0", {*this}, [from](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{detail::convert(grad, from)};
-  });
+  return detail::record(out, "ToCopyBackward0", {*this},
+                        [from](const Tensor& grad, const std::vector<Tensor>&) {
+                          return std::vector<Tensor>{detail::convert(grad, from)};
+                        });
 }
 
 // ---- grad mode -----------------------------------------------------------------------------
@@ -255,7 +263,8 @@ Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::copy_(const Tensor& src) {
   detail::check_inplace(*this, "copy_");
   detail::check_defined(src, "copy_");
-  check(src.shape() == shape(), "copy_: source of shape ", src.shape(), " does not match destination ", shape());
+  check(src.shape() == shape(), "copy_: source of shape ", src.shape(), " does not match destination ",
+        shape());
   Tensor converted = detail::convert(src, dtype());
   std::memcpy(impl_->data(), converted.impl()->data(), static_cast<size_t>(numel()) * element_size(dtype()));
   detail::bump_version(*this);
@@ -266,7 +275,8 @@ Tensor& Tensor::uniform_(double from, double to) { return uniform_(from, to, def
 
 Tensor& Tensor::uniform_(double from, double to, Generator& generator) {
   detail::check_inplace(*this, "uniform_");
-  dispatch_floating(dtype(), "uniform_", [&]<typename T>() { generator.uniform(data_ptr<T>(), numel(), from, to); });
+  dispatch_floating(dtype(), "uniform_",
+                    [&]<typename T>() { generator.uniform(data_ptr<T>(), numel(), from, to); });
   detail::bump_version(*this);
   return *this;
 }
@@ -275,7 +285,8 @@ Tensor& Tensor::normal_(double mean, double std) { return normal_(mean, std, def
 
 Tensor& Tensor::normal_(double mean, double std, Generator& generator) {
   detail::check_inplace(*this, "normal_");
-  dispatch_floating(dtype(), "normal_", [&]<typename T>() { generator.normal(data_ptr<T>(), numel(), mean, std); });
+  dispatch_floating(dtype(), "normal_",
+                    [&]<typename T>() { generator.normal(data_ptr<T>(), numel(), mean, std); });
   detail::bump_version(*this);
   return *this;
 }
@@ -446,7 +457,9 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) 
 Tensor zeros_like(const Tensor& other) { return zeros(other.shape(), {.dtype = other.dtype()}); }
 Tensor ones_like(const Tensor& other) { return ones(other.shape(), {.dtype = other.dtype()}); }
 Tensor empty_like(const Tensor& other) { return empty(other.shape(), {.dtype = other.dtype()}); }
-Tensor full_like(const Tensor& other, Scalar value) { return full(other.shape(), value, {.dtype = other.dtype()}); }
+Tensor full_like(const Tensor& other, Scalar value) {
+  return full(other.shape(), value, {.dtype = other.dtype()});
+}
 
 namespace {
 template <typename Source>
@@ -551,7 +564,9 @@ Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<in
 }
 Tensor Tensor::reshape(const Shape& shape) const { return minigrad::reshape(*this, shape); }
 Tensor Tensor::view(const Shape& shape) const { return minigrad::view(*this, shape); }
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const { return minigrad::flatten(*this, start_dim, end_dim); }
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  return minigrad::flatten(*this, start_dim, end_dim);
+}
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return minigrad::transpose(*this, dim0, dim1); }
 Tensor Tensor::t() const { return minigrad::t(*this); }
 Tensor Tensor::permute(const std::vector<int64_t>& dims) const { return minigrad::permute(*this, dims); }
@@ -575,9 +590,13 @@ Tensor Tensor::sum(int64_t dim, bool keepdim) const { return minigrad::sum(*this
 Tensor Tensor::mean() const { return minigrad::mean(*this); }
 Tensor Tensor::mean(int64_t dim, bool keepdim) const { return minigrad::mean(*this, dim, keepdim); }
 Tensor Tensor::max() const { return minigrad::max(*this); }
-std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const { return minigrad::max(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return minigrad::max(*this, dim, keepdim);
+}
 Tensor Tensor::min() const { return minigrad::min(*this); }
-std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const { return minigrad::min(*this, dim, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return minigrad::min(*this, dim, keepdim);
+}
 Tensor Tensor::argmax() const { return minigrad::argmax(*this); }
 Tensor Tensor::argmax(int64_t dim, bool keepdim) const { return minigrad::argmax(*this, dim, keepdim); }
 Tensor Tensor::softmax(int64_t dim) const { return minigrad::softmax(*this, dim); }
@@ -603,7 +622,9 @@ std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t dim, bool largest, bo
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return minigrad::clamp(*this, min, max);
 }
-Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return minigrad::masked_fill(*this, mask, value); }
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const {
+  return minigrad::masked_fill(*this, mask, value);
+}
 bool Tensor::equal(const Tensor& other) const { return minigrad::equal(*this, other); }
 bool Tensor::allclose(const Tensor& other, double rtol, double atol) const {
   return minigrad::allclose(*this, other, rtol, atol);

@@ -21,8 +21,8 @@
 #include <tuple>
 #include <vector>
 
-#include "autograd/machinery/anomaly.hpp"
 #include "autograd/dtype.hpp"
+#include "autograd/machinery/anomaly.hpp"
 
 namespace minigrad {
 
@@ -92,28 +92,32 @@ class Tensor {
 
   // ---- what it is --------------------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }  ///< false for Tensor() (Python's None)
-  const Shape& shape() const;        ///< sizes per dimension (`x.shape`)
-  int64_t size(int64_t dim) const;   ///< one size; negative dims count from the end (`x.size(d)`)
-  int64_t dim() const;               ///< number of dimensions (`x.dim()`)
-  int64_t numel() const;             ///< number of elements (`x.numel()`)
-  Dtype dtype() const;               ///< element type (`x.dtype`)
+  const Shape& shape() const;                        ///< sizes per dimension (`x.shape`)
+  int64_t size(int64_t dim) const;  ///< one size; negative dims count from the end (`x.size(d)`)
+  int64_t dim() const;              ///< number of dimensions (`x.dim()`)
+  int64_t numel() const;            ///< number of elements (`x.numel()`)
+  Dtype dtype() const;              ///< element type (`x.dtype`)
   /// float32 or float64 (`x.is_floating_point()`).
   bool is_floating_point() const { return minigrad::is_floating_point(dtype()); }
 
   /// The single element as T (`x.item()`); converts between dtypes as PyTorch does (a float to an
   /// integer truncates toward zero). Throws std::invalid_argument if numel() != 1, or for a float
   /// that no int64 holds (nan, inf, beyond +-2^63) when T is an integer.
-  template <typename T> T item() const;
+  template <typename T>
+  T item() const;
 
   /// Raw row-major data. Throws std::invalid_argument if T is not the tensor's element type.
   ///@{
-  template <typename T> T* data_ptr();
-  template <typename T> const T* data_ptr() const;
+  template <typename T>
+  T* data_ptr();
+  template <typename T>
+  const T* data_ptr() const;
   ///@}
 
   /// All elements as a flat vector of T, converting from the tensor's dtype (for tests and output).
   /// Throws std::invalid_argument as item() does for a float that no integer T holds.
-  template <typename T> std::vector<T> to_vector() const;
+  template <typename T>
+  std::vector<T> to_vector() const;
 
   /// One element by full index, converted to double (for tests): `x.at({0, 3})`.
   /// Throws std::out_of_range for a wrong number of indices or an index out of range.
@@ -177,9 +181,9 @@ class Tensor {
   // tensor's dtype; add_ and mul_ throw std::invalid_argument where the result's dtype cannot be
   // written back (a float into int64, anything but bool into bool: `torch.can_cast`), and
   // fill_ for a float that no int64 holds (nan, inf) into an int64 tensor.
-  Tensor& fill_(Scalar value);                                   ///< every element = value
-  Tensor& zero_();                                               ///< every element = 0
-  Tensor& copy_(const Tensor& src);                              ///< same shape required
+  Tensor& fill_(Scalar value);       ///< every element = value
+  Tensor& zero_();                   ///< every element = 0
+  Tensor& copy_(const Tensor& src);  ///< same shape required
   /// U(from, to), from the default generator or the one given (`x.uniform_(a, b, generator=g)`).
   ///@{
   Tensor& uniform_(double from = 0.0, double to = 1.0);
@@ -197,11 +201,11 @@ class Tensor {
   Tensor& exponential_(double lambd = 1.0);
   Tensor& exponential_(double lambd, Generator& generator);
   ///@}
-  Tensor& add_(const Tensor& other, Scalar alpha = 1);           ///< this += alpha * other (broadcast)
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);  ///< this += alpha * other (broadcast)
   /// this[index[i]] += alpha * source[i] along dim, repeats adding up (`x.index_add_`); shapes,
   /// dtypes and errors as index_add (autograd/ops_index.hpp).
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha = 1);
-  Tensor& mul_(Scalar factor);                                   ///< this *= factor
+  Tensor& mul_(Scalar factor);  ///< this *= factor
 
   // ---- method spellings of ops (defined in ops.cpp) -----------------------------------------
   Tensor operator[](int64_t index) const;  ///< select(0, index): `x[0]`
@@ -296,14 +300,14 @@ class Tensor {
 struct TensorImpl {
   std::shared_ptr<std::byte[]> storage;  ///< shared by reshape/view/detach results
   std::shared_ptr<int64_t> version;      ///< in-place changes to storage, shared with it (`x._version`)
-  Shape shape;                ///< sizes, as Tensor::shape()
-  Dtype dtype = kFloat32;     ///< element type, as Tensor::dtype()
-  int64_t numel = 0;          ///< product of the sizes, kept so loops need not recompute it
-  bool requires_grad = false; ///< as Tensor::requires_grad()
-  bool retains_grad = false;  ///< set by Tensor::retain_grad() on a non-leaf
-  Tensor grad;                     ///< accumulated gradient (leaves, and retain_grad non-leaves)
-  std::shared_ptr<Node> grad_fn;   ///< the op that made this tensor; null for a leaf
-  std::string name;                ///< optional label for errors and graph drawing
+  Shape shape;                           ///< sizes, as Tensor::shape()
+  Dtype dtype = kFloat32;                ///< element type, as Tensor::dtype()
+  int64_t numel = 0;                     ///< product of the sizes, kept so loops need not recompute it
+  bool requires_grad = false;            ///< as Tensor::requires_grad()
+  bool retains_grad = false;             ///< set by Tensor::retain_grad() on a non-leaf
+  Tensor grad;                           ///< accumulated gradient (leaves, and retain_grad non-leaves)
+  std::shared_ptr<Node> grad_fn;         ///< the op that made this tensor; null for a leaf
+  std::string name;                      ///< optional label for errors and graph drawing
   /// (id, hook) per Tensor::register_post_accumulate_grad_hook, in registration order.
   std::vector<std::pair<int64_t, PostAccumulateGradHook>> post_accumulate_grad_hooks;
 
@@ -320,10 +324,10 @@ struct Node {
   using BackwardFn =
       std::function<std::vector<Tensor>(const Tensor& grad, const std::vector<Tensor>& inputs)>;
 
-  std::string name;             ///< "MulBackward0", as PyTorch names it
-  std::vector<Tensor> inputs;   ///< the op's tensor inputs, in order
-  BackwardFn backward;          ///< emptied after a backward() without retain_graph
-  Shape output_shape;           ///< for error messages and graph drawing
+  std::string name;            ///< "MulBackward0", as PyTorch names it
+  std::vector<Tensor> inputs;  ///< the op's tensor inputs, in order
+  BackwardFn backward;         ///< emptied after a backward() without retain_graph
+  Shape output_shape;          ///< for error messages and graph drawing
   /// The version counter of each input (null where undefined), then the output's if the op keeps
   /// it for its backward (exp, relu, ...), with its value when the op ran. The backward reads these
   /// tensors, so the engine checks that none has been changed in place since (PyTorch's
@@ -368,8 +372,8 @@ class NoGradGuard {
 /// A new tensor of the given shape (`torch.empty`). PyTorch leaves the memory uninitialised; we
 /// zero it, so a forgotten initialisation never reads garbage.
 Tensor empty(const Shape& shape, TensorOptions options = {});
-Tensor zeros(const Shape& shape, TensorOptions options = {});   ///< all 0 (`torch.zeros`)
-Tensor ones(const Shape& shape, TensorOptions options = {});    ///< all 1 (`torch.ones`)
+Tensor zeros(const Shape& shape, TensorOptions options = {});  ///< all 0 (`torch.zeros`)
+Tensor ones(const Shape& shape, TensorOptions options = {});   ///< all 1 (`torch.ones`)
 /// All `value` (`torch.full`); dtype float32 unless options say otherwise.
 Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
 /// 0-d tensor holding `value` (`torch.tensor(2.5)` / `torch.scalar_tensor`).
@@ -409,7 +413,8 @@ Tensor full_like(const Tensor& other, Scalar value);
 ///@{
 Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options = {});
 Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options = {});
-Tensor tensor(const std::vector<int64_t>& data, const Shape& shape, TensorOptions options = {.dtype = kInt64});
+Tensor tensor(const std::vector<int64_t>& data, const Shape& shape,
+              TensorOptions options = {.dtype = kInt64});
 Tensor tensor(const std::vector<bool>& data, const Shape& shape, TensorOptions options = {.dtype = kBool});
 ///@}
 

@@ -26,19 +26,32 @@ void time_op(benchmark::State& state, Op op) {
 }
 
 // The two names under which the workloads are reported: elementwise/add, reduction/sum, ...
-template <typename Op> void elementwise(benchmark::State& state, Op op) { time_op(state, op); }
-template <typename Op> void reduction(benchmark::State& state, Op op) { time_op(state, op); }
+template <typename Op>
+void elementwise(benchmark::State& state, Op op) {
+  time_op(state, op);
+}
+template <typename Op>
+void reduction(benchmark::State& state, Op op) {
+  time_op(state, op);
+}
 
 // Ten repetitions (the median is the figure compared), timed by the wall clock.
-void repeated(benchmark::internal::Benchmark* b) { b->Repetitions(10)->ReportAggregatesOnly(true)->UseRealTime(); }
+void repeated(benchmark::internal::Benchmark* b) {
+  b->Repetitions(10)->ReportAggregatesOnly(true)->UseRealTime();
+}
 
 }  // namespace
 
 BENCHMARK_CAPTURE(elementwise, add, [](const Tensor& a, const Tensor& b) { return a + b; })->Apply(repeated);
 BENCHMARK_CAPTURE(elementwise, mul, [](const Tensor& a, const Tensor& b) { return a * b; })->Apply(repeated);
-BENCHMARK_CAPTURE(elementwise, relu, [](const Tensor& a, const Tensor&) { return a.relu(); })->Apply(repeated);
+BENCHMARK_CAPTURE(elementwise, relu, [](const Tensor& a, const Tensor&) {
+  return a.relu();
+})->Apply(repeated);
 BENCHMARK_CAPTURE(elementwise, exp, [](const Tensor& a, const Tensor&) { return a.exp(); })->Apply(repeated);
 BENCHMARK_CAPTURE(reduction, sum, [](const Tensor& a, const Tensor&) { return a.sum(); })->Apply(repeated);
-BENCHMARK_CAPTURE(reduction, sum_dim1, [](const Tensor& a, const Tensor&) { return a.sum(1); })->Apply(repeated);
-BENCHMARK_CAPTURE(reduction, softmax_dim_last, [](const Tensor& a, const Tensor&) { return a.softmax(-1); })
-    ->Apply(repeated);
+BENCHMARK_CAPTURE(reduction, sum_dim1, [](const Tensor& a, const Tensor&) {
+  return a.sum(1);
+})->Apply(repeated);
+BENCHMARK_CAPTURE(reduction, softmax_dim_last, [](const Tensor& a, const Tensor&) {
+  return a.softmax(-1);
+})->Apply(repeated);

@@ -20,7 +20,9 @@ namespace {
 
 constexpr int64_t kHeads = 32 * 4;  // B * n_head matrices in every batched product
 
-void repeated(benchmark::internal::Benchmark* b) { b->Repetitions(10)->ReportAggregatesOnly(true)->UseRealTime(); }
+void repeated(benchmark::internal::Benchmark* b) {
+  b->Repetitions(10)->ReportAggregatesOnly(true)->UseRealTime();
+}
 
 // F.dropout(x, 0.2, training=True) on x of `shape`: 2 words of the generator per element.
 void time_dropout(benchmark::State& state, const Shape& shape) {
@@ -46,7 +48,9 @@ void time_dropout_backward(benchmark::State& state, const Shape& shape) {
 
 void gpt_dropout_hidden(benchmark::State& state) { time_dropout(state, {32, 64, 512}); }
 void gpt_dropout_attention(benchmark::State& state) { time_dropout(state, {32, 4, 64, 64}); }
-void gpt_dropout_attention_backward(benchmark::State& state) { time_dropout_backward(state, {32, 4, 64, 64}); }
+void gpt_dropout_attention_backward(benchmark::State& state) {
+  time_dropout_backward(state, {32, 4, 64, 64});
+}
 
 // out = a @ b for a [H, n, k] and b [H, k, m], optionally with out.backward(g); GFLOP/s of the forward.
 void time_bmm(benchmark::State& state, int64_t n, int64_t k, int64_t m, bool backward) {

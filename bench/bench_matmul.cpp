@@ -41,7 +41,9 @@ void matmul_x_wt(benchmark::State& state) { time_matmul(state, {state.range(0), 
 void matmul_grad_w(benchmark::State& state) { time_matmul(state, {state.range(0), 512}, {512, 128}); }
 
 // backward, gradient of W: grad^T @ x, [512, N] @ [N, 128]
-void matmul_gradt_x(benchmark::State& state) { time_matmul(state, {512, state.range(0)}, {state.range(0), 128}); }
+void matmul_gradt_x(benchmark::State& state) {
+  time_matmul(state, {512, state.range(0)}, {state.range(0), 128});
+}
 
 }  // namespace
 

@@ -34,8 +34,7 @@ class TensorDataset {
 
   /// The same, as Python's `TensorDataset(x, y)`.
   template <typename... More>
-    requires(std::same_as<More, Tensor> && ...)
-  explicit TensorDataset(const Tensor& first, const More&... more)
+  requires(std::same_as<More, Tensor>&&...) explicit TensorDataset(const Tensor& first, const More&... more)
       : TensorDataset(std::vector<Tensor>{first, more...}) {}
 
   /// N, the number of examples (`len(dataset)`). Throws std::runtime_error for a dataset that was

@@ -31,7 +31,9 @@ std::string trim(const std::string& s) {
   return s.substr(first, s.find_last_not_of(" \t") + 1 - first);
 }
 
-std::string squeeze_spaces(const std::string& s) { return trim(std::regex_replace(s, std::regex(R"(\s+)"), " ")); }
+std::string squeeze_spaces(const std::string& s) {
+  return trim(std::regex_replace(s, std::regex(R"(\s+)"), " "));
+}
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
@@ -49,7 +51,6 @@ std::string code_cell(const std::string& text) {
 }
 
 }  // namespace
-
 
 std::vector<OpRow> parse_ops(const std::string& header_text, const std::string& header) {
   const std::vector<std::string> lines = split_lines(header_text);
@@ -143,7 +144,7 @@ bool gradchecks(const std::string& piece, const std::string& op) {
 }
 
 std::map<std::string, std::set<std::string>> gradcheck_files(const fs::path& source,
-                                                            const std::vector<std::string>& ops) {
+                                                             const std::vector<std::string>& ops) {
   std::map<std::string, std::set<std::string>> found;
   for (const auto& entry : fs::recursive_directory_iterator(source / "tests")) {
     const fs::path relative = entry.path().lexically_relative(source);
@@ -157,13 +158,13 @@ std::map<std::string, std::set<std::string>> gradcheck_files(const fs::path& sou
   return found;
 }
 
-
 std::vector<std::pair<std::string, std::string>> ops_headers(const fs::path& source) {
   std::vector<std::pair<std::string, std::string>> headers;
   std::vector<std::string> autograd;
   for (const auto& entry : fs::directory_iterator(source / "autograd")) {
     const std::string name = entry.path().filename().string();
-    if (starts_with(name, "ops") && entry.path().extension() == ".hpp") autograd.push_back("autograd/" + name);
+    if (starts_with(name, "ops") && entry.path().extension() == ".hpp")
+      autograd.push_back("autograd/" + name);
   }
   std::sort(autograd.begin(), autograd.end());
   for (const std::string& header : autograd) headers.emplace_back(header, "");

@@ -48,7 +48,7 @@ bool gradchecks(const std::string& piece, const std::string& op);
 
 /// For each op, the test files (relative to the repo) with a gradcheck of it.
 std::map<std::string, std::set<std::string>> gradcheck_files(const fs::path& source,
-                                                            const std::vector<std::string>& ops);
+                                                             const std::vector<std::string>& ops);
 
 /// The headers whose ops the table lists, each with the prefix its ops are spelled with ("F::").
 std::vector<std::pair<std::string, std::string>> ops_headers(const fs::path& source);

@@ -19,8 +19,10 @@
 using namespace minigrad;
 
 int main(int argc, char** argv) {
-  CLI::App app{"draw_graph: writes the autograd graph behind the lesson's FeedForward to feedforward_graph.dot "
-               "(and .svg when Graphviz is installed)", "draw_graph"};
+  CLI::App app{
+      "draw_graph: writes the autograd graph behind the lesson's FeedForward to feedforward_graph.dot "
+      "(and .svg when Graphviz is installed)",
+      "draw_graph"};
   CLI11_PARSE(app, argc, argv);  // no flags but --help
 
   manual_seed(0);

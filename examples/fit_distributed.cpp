@@ -22,8 +22,8 @@
 #include "autograd/random.hpp"
 #include "data/datasets.hpp"
 #include "distributed/data_parallel.hpp"
-#include "examples/support/csv.hpp"
 #include "examples/support/cli.hpp"
+#include "examples/support/csv.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
 #include "io/safetensors.hpp"
@@ -45,12 +45,16 @@ int main(int argc, char** argv) try {
   int64_t steps = 100, save_every = 25, check_every = 100;
   double lr = 0.001, bucket_mb = 25;
   bool resume = false, no_overlap = false;
-  CLI::App app{"fit_distributed: fit_feedforward's fit, alone or on the ranks mpirun starts", "fit_distributed"};
+  CLI::App app{"fit_distributed: fit_feedforward's fit, alone or on the ranks mpirun starts",
+               "fit_distributed"};
   app.add_option("--steps", steps, "optimizer steps in all")->capture_default_str()->check(support::positive);
   app.add_option("--lr", lr, "AdamW's learning rate")->capture_default_str()->check(support::positive);
   app.add_flag("--resume", resume, "continue from fit_distributed.safetensors, with any number of ranks");
-  app.add_option("--save-every", save_every, "checkpoint every N steps")->capture_default_str()->check(support::positive);
-  app.add_flag("--no-overlap", no_overlap, "all-reduce after the whole backward, not bucket by bucket during it");
+  app.add_option("--save-every", save_every, "checkpoint every N steps")
+      ->capture_default_str()
+      ->check(support::positive);
+  app.add_flag("--no-overlap", no_overlap,
+               "all-reduce after the whole backward, not bucket by bucket during it");
   app.add_option("--bucket-mb", bucket_mb, "largest bucket of gradients in MiB (PyTorch's default)")
       ->capture_default_str()
       ->check(support::positive);

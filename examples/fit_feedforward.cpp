@@ -7,6 +7,7 @@
 // of where it started. Open fit_feedforward_loss.svg to watch it fall.
 //
 // Shape letters: B = 32 sequences, T = 64 positions, C = n_embd = 128 channels.
+#include <CLI/CLI.hpp>  // flags: --help, types and errors
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -14,18 +15,16 @@
 #include <filesystem>
 #include <string>
 
-#include <CLI/CLI.hpp>  // flags: --help, types and errors
-
-#include "examples/support/cli.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "data/datasets.hpp"
+#include "examples/support/cli.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
-#include "data/datasets.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 #include "optim/scheduler.hpp"
 
@@ -41,9 +40,12 @@ int main(int argc, char** argv) try {
   int64_t steps = 100;
   double lr = 0.01;
   bool resume = false;
-  CLI::App app{"fit_feedforward: the lesson's FeedForward learns to copy a teacher FeedForward", "fit_feedforward"};
+  CLI::App app{"fit_feedforward: the lesson's FeedForward learns to copy a teacher FeedForward",
+               "fit_feedforward"};
   app.add_option("--steps", steps, "optimizer steps in all")->capture_default_str()->check(support::positive);
-  app.add_option("--lr", lr, "AdamW's learning rate after the warm-up")->capture_default_str()->check(support::positive);
+  app.add_option("--lr", lr, "AdamW's learning rate after the warm-up")
+      ->capture_default_str()
+      ->check(support::positive);
   app.add_flag("--resume", resume, "continue from the last checkpoint, fit_feedforward.safetensors");
   CLI11_PARSE(app, argc, argv);
 

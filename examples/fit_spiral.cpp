@@ -14,19 +14,19 @@
 #include <filesystem>
 #include <string>
 
-#include "examples/support/cli.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "data/dataloader.hpp"
+#include "data/datasets.hpp"
+#include "examples/support/cli.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/plot.hpp"
 #include "examples/support/progress.hpp"
+#include "io/safetensors.hpp"
 #include "nn/activation.hpp"
-#include "data/dataloader.hpp"
-#include "data/datasets.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
 #include "nn/sequential.hpp"
-#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 
 using namespace minigrad;

@@ -27,8 +27,8 @@
 #include "autograd/random.hpp"
 #include "data/text.hpp"
 #include "distributed/data_parallel.hpp"
-#include "examples/support/progress.hpp"
 #include "examples/support/cli.hpp"
+#include "examples/support/progress.hpp"
 #include "examples/support/run_state.hpp"
 #include "nn/activation.hpp"
 #include "nn/dropout.hpp"
@@ -261,7 +261,8 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_option("--seed", run.seed, "torch.manual_seed");
   app.add_option("--max-new-tokens", run.max_new_tokens, "characters generated at the end")
       ->check(at_least(0));
-  app.add_option("--threads", run.threads, "threads, as torch.set_num_threads (0: OMP_NUM_THREADS or the cores)")
+  app.add_option("--threads", run.threads,
+                 "threads, as torch.set_num_threads (0: OMP_NUM_THREADS or the cores)")
       ->check(at_least(0));
   app.add_option("--input", run.input, "the text to learn");
   app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)");

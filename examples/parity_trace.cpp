@@ -11,12 +11,12 @@
 #include <iostream>
 #include <string>
 
-#include "examples/support/cli.hpp"
 #include "autograd/random.hpp"
+#include "examples/support/cli.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "parity/parity.hpp"
 #include "optim/sgd.hpp"
+#include "parity/parity.hpp"
 
 using namespace minigrad;
 
@@ -40,9 +40,11 @@ int main(int argc, char** argv) {
   int64_t n_embd = 16, rows = 4;
   double lr = 0.1;
   parity::ParityOptions tolerance{.atol = 1e-5, .rtol = 1e-4};
-  CLI::App app{"parity_trace: one training step of FeedForward(n_embd) on a random [rows, n_embd] batch with "
-               "mse_loss and SGD(lr), as tools/reference/parity_reference.py does with the same flags, "
-               "compared with its trace tensor by tensor", "parity_trace"};
+  CLI::App app{
+      "parity_trace: one training step of FeedForward(n_embd) on a random [rows, n_embd] batch with "
+      "mse_loss and SGD(lr), as tools/reference/parity_reference.py does with the same flags, "
+      "compared with its trace tensor by tensor",
+      "parity_trace"};
   app.add_option("--reference", reference, "the PyTorch twin's trace to compare with");
   app.add_option("--compare", saved, "compare this saved trace instead of running the step");
   app.add_option("--save", save_to, "save our trace to this file");

@@ -59,10 +59,14 @@ void check_file(bool ok, const Parts&... parts) {
 
 const char* file_dtype(Dtype dtype) {
   switch (dtype) {
-    case kBool: return "BOOL";
-    case kInt64: return "I64";
-    case kFloat32: return "F32";
-    case kFloat64: break;
+    case kBool:
+      return "BOOL";
+    case kInt64:
+      return "I64";
+    case kFloat32:
+      return "F32";
+    case kFloat64:
+      break;
   }
   return "F64";
 }
@@ -77,10 +81,14 @@ std::optional<Dtype> parse_dtype(const std::string& name) {
 // then by name: wide elements come first, so each one starts at an offset its size divides.
 int sort_rank(Dtype dtype) {
   switch (dtype) {
-    case kInt64: return 0;
-    case kFloat64: return 1;
-    case kFloat32: return 2;
-    case kBool: break;
+    case kInt64:
+      return 0;
+    case kFloat64:
+      return 1;
+    case kFloat32:
+      return 2;
+    case kBool:
+      break;
   }
   return 3;
 }

@@ -38,7 +38,7 @@ void save_file(const nn::NamedTensors& tensors, const std::string& path, const M
 /// The same for tensors held in a map, as an optimizer's state_dict(). (A template only so that a
 /// braced list, `save_file({{"w", w}}, path)`, picks the overload above instead of being ambiguous.)
 template <typename Map>
-  requires std::same_as<Map, std::map<std::string, Tensor>>
+requires std::same_as<Map, std::map<std::string, Tensor>>
 void save_file(const Map& tensors, const std::string& path, const Metadata& metadata = {}) {
   save_file(nn::NamedTensors(tensors.begin(), tensors.end()), path, metadata);
 }

@@ -12,9 +12,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/machinery/parallel.hpp"
 
 namespace minigrad::nn::functional {
 
@@ -40,8 +40,9 @@ void check_linear(const Tensor& input, const Tensor& weight, const Tensor& bias)
   const bool same_dtype =
       input.dtype() == weight.dtype() && (!bias.defined() || bias.dtype() == weight.dtype());
   if (!same_dtype || !input.is_floating_point()) {  // the message's strings only when it fails
-    check(false, "linear: expected float32 or float64 tensors of one dtype, got input ", dtype_name(input.dtype()),
-          ", weight ", dtype_name(weight.dtype()), bias.defined() ? ", bias " + dtype_name(bias.dtype()) : std::string());
+    check(false, "linear: expected float32 or float64 tensors of one dtype, got input ",
+          dtype_name(input.dtype()), ", weight ", dtype_name(weight.dtype()),
+          bias.defined() ? ", bias " + dtype_name(bias.dtype()) : std::string());
   }
   check(in_features <= INT_MAX && out_features <= INT_MAX &&
             input.numel() / std::max<int64_t>(in_features, 1) <= INT_MAX,

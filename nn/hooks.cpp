@@ -47,7 +47,8 @@ RemovableHandle register_module_forward_pre_hook(ForwardPreHook hook) {
 }
 
 RemovableHandle register_module_forward_hook(ForwardHook hook, bool always_call) {
-  return detail::global_hooks().add({.id = 0, .pre = {}, .post = std::move(hook), .always_call = always_call});
+  return detail::global_hooks().add(
+      {.id = 0, .pre = {}, .post = std::move(hook), .always_call = always_call});
 }
 
 }  // namespace minigrad::nn

@@ -61,8 +61,8 @@ namespace detail {
 struct HookList : std::enable_shared_from_this<HookList> {
   struct Entry {
     int64_t id;
-    ForwardPreHook pre;    // set for a pre-hook
-    ForwardHook post;      // set for a forward hook
+    ForwardPreHook pre;  // set for a pre-hook
+    ForwardHook post;    // set for a forward hook
     bool always_call = false;
   };
 

@@ -137,7 +137,8 @@ const bool anomaly_hooks_registered = [] {
                                  ? std::make_unique<minigrad::detail::AnomalyModuleScope>(module.describe())
                                  : nullptr);
   });
-  register_module_forward_hook([](Module&, const Tensor&) { anomaly_scopes.pop_back(); }, /*always_call=*/true);
+  register_module_forward_hook([](Module&, const Tensor&) { anomaly_scopes.pop_back(); },
+                               /*always_call=*/true);
   return true;
 }();
 }  // namespace

@@ -235,8 +235,8 @@ class Module {
   std::unordered_set<std::string> non_persistent_;  // buffers left out of state_dict()
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
-  Module* parent_ = nullptr;  // the module this one was first registered in; null for a root
-  std::string key_;           // the name it was registered under in parent_
+  Module* parent_ = nullptr;                 // the module this one was first registered in; null for a root
+  std::string key_;                          // the name it was registered under in parent_
   std::shared_ptr<detail::HookList> hooks_;  // this module's own hooks; null until one is registered
 };
 

@@ -30,8 +30,8 @@ struct SGDOptions {
 /// momentum < 0, weight_decay < 0, or nesterov without momentum > 0 and dampening 0.
 class SGD : public Optimizer {
  public:
-  /// SGD over `params`; options.lr is required: `optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum = 0.9});`.
-  /// Throws as described above.
+  /// SGD over `params`; options.lr is required: `optim::SGD opt(model.parameters(), {.lr = 0.1, .momentum =
+  /// 0.9});`. Throws as described above.
   SGD(std::vector<Tensor> params, SGDOptions options);
 
  protected:

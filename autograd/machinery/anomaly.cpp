@@ -1,10 +1,11 @@
 // Anomaly detection: the counters and module names behind each node's forward_trace, and the check
 // the backward engine runs on every gradient while detection is on (autograd/machinery/anomaly.hpp).
+#include "autograd/machinery/anomaly.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "autograd/machinery/anomaly.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/tensor.hpp"
 

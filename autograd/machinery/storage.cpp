@@ -72,7 +72,8 @@ size_t rounded(int64_t bytes) {
 }
 
 bool cacheable(size_t size) {
-  return kCacheEnabled && size >= static_cast<size_t>(kMinCachedBytes) && size <= static_cast<size_t>(kMaxCachedBytes);
+  return kCacheEnabled && size >= static_cast<size_t>(kMinCachedBytes) &&
+         size <= static_cast<size_t>(kMaxCachedBytes);
 }
 
 // Blocks below kMinCachedBytes come from plain operator new: the C library's fast path for small

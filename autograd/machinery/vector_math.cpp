@@ -19,7 +19,7 @@
 #include <limits>
 
 extern "C" {
-__m128 _ZGVbN4v_expf(__m128);  // NOLINT: glibc's name
+__m128 _ZGVbN4v_expf(__m128);                                  // NOLINT: glibc's name
 __attribute__((target("avx2"))) __m256 _ZGVdN8v_expf(__m256);  // NOLINT: glibc's name; AVX2 ABI
 }
 

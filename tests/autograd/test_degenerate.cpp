@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "fixture.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
-#include "fixture.hpp"
 
 namespace {
 

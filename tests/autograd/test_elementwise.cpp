@@ -1,7 +1,6 @@
 // Elementwise ops: values by hand, gradients by finite differences, dtypes by PyTorch's rules,
 // and the errors a learner meets first (shapes that do not broadcast).
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -62,11 +61,19 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
       {"clamp inside", [](const V& x) { return clamp(x[0], -5.0, 5.0); }, {{2, 3}}},
       {"clamp below", [](const V& x) { return clamp(x[0], 3.0); }, {{2, 3}}},
       {"where", [](const V& x) { return where(x[0] > 0.0, x[0], x[1]); }, {{3, 4}, {4}}, 0.1, 1.0},
-      {"where mixed", [](const V& x) { return where(tensor({1, 0, 1}, {.dtype = kFloat64}) > 0.5, x[0], x[1]); },
+      {"where mixed",
+       [](const V& x) {
+         return where(tensor({1, 0, 1}, {.dtype = kFloat64}) > 0.5, x[0], x[1]);
+       },
        {{2, 3}, {2, 3}}},
-      {"masked_fill", [](const V& x) { return masked_fill(x[0], tensor({0, 1, 0}, {.dtype = kFloat64}) > 0.5, 7.0); },
+      {"masked_fill",
+       [](const V& x) {
+         return masked_fill(x[0], tensor({0, 1, 0}, {.dtype = kFloat64}) > 0.5, 7.0);
+       },
        {{2, 3}}},
-      {"chain", [](const V& x) { return tanh(x[0] * x[1] + exp(x[0])) / (x[1] * x[1] + 1.0); }, {{3}, {2, 3}}},
+      {"chain",
+       [](const V& x) { return tanh(x[0] * x[1] + exp(x[0])) / (x[1] * x[1] + 1.0); },
+       {{3}, {2, 3}}},
   };
   return cases;
 }
@@ -98,11 +105,15 @@ BOOST_AUTO_TEST_CASE(gradcheck_catches_a_wrong_backward) {
 BOOST_AUTO_TEST_CASE(broadcast_values_match_hand_computation) {
   const Tensor a = tensor({{1, 2, 3}, {4, 5, 6}});
   const Tensor b = tensor({10, 20, 30});
-  BOOST_TEST((a + b).to_vector<float>() == std::vector<float>({11, 22, 33, 14, 25, 36}), boost::test_tools::per_element());
+  BOOST_TEST((a + b).to_vector<float>() == std::vector<float>({11, 22, 33, 14, 25, 36}),
+             boost::test_tools::per_element());
   const Tensor col = tensor(List2{{1}, {2}});
-  BOOST_TEST((a * col).to_vector<float>() == std::vector<float>({1, 2, 3, 8, 10, 12}), boost::test_tools::per_element());
-  BOOST_TEST((a - 1).to_vector<float>() == std::vector<float>({0, 1, 2, 3, 4, 5}), boost::test_tools::per_element());
-  BOOST_TEST((12 / a).to_vector<float>() == std::vector<float>({12, 6, 4, 3, 2.4f, 2}), boost::test_tools::per_element());
+  BOOST_TEST((a * col).to_vector<float>() == std::vector<float>({1, 2, 3, 8, 10, 12}),
+             boost::test_tools::per_element());
+  BOOST_TEST((a - 1).to_vector<float>() == std::vector<float>({0, 1, 2, 3, 4, 5}),
+             boost::test_tools::per_element());
+  BOOST_TEST((12 / a).to_vector<float>() == std::vector<float>({12, 6, 4, 3, 2.4f, 2}),
+             boost::test_tools::per_element());
   BOOST_TEST(((a + b).shape() == Shape{2, 3}));
   BOOST_TEST((broadcast_shapes({4, 1, 3}, {2, 1}) == Shape{4, 2, 3}));
 }
@@ -110,8 +121,10 @@ BOOST_AUTO_TEST_CASE(broadcast_values_match_hand_computation) {
 BOOST_AUTO_TEST_CASE(functions_match_the_standard_library) {
   const std::vector<double> xs = {-3.0, -0.5, 0.0, 0.25, 2.0};
   const Tensor x = tensor(xs, {5}, {.dtype = kFloat64});
-  const auto e = exp(x).to_vector<double>(), th = tanh(x).to_vector<double>(), sg = sigmoid(x).to_vector<double>();
-  const auto r = relu(x).to_vector<double>(), ab = abs(x).to_vector<double>(), sq = pow(x, 2.0).to_vector<double>();
+  const auto e = exp(x).to_vector<double>(), th = tanh(x).to_vector<double>(),
+             sg = sigmoid(x).to_vector<double>();
+  const auto r = relu(x).to_vector<double>(), ab = abs(x).to_vector<double>(),
+             sq = pow(x, 2.0).to_vector<double>();
   for (size_t i = 0; i < xs.size(); ++i) {
     BOOST_TEST(e[i] == std::exp(xs[i]), boost::test_tools::tolerance(1e-15));
     BOOST_TEST(th[i] == std::tanh(xs[i]), boost::test_tools::tolerance(1e-15));
@@ -147,7 +160,8 @@ BOOST_AUTO_TEST_CASE(result_dtypes_follow_pytorch_promotion) {
   BOOST_TEST(dtype_name((f * 2.0).dtype()) == "float32");  // a Python float does not widen float32
   BOOST_TEST(dtype_name(exp(i).dtype()) == "float32");
   BOOST_TEST(dtype_name((f < 0).dtype()) == "bool");
-  BOOST_TEST((i * 2.5).to_vector<float>() == std::vector<float>({2.5f, 5.0f, 7.5f}), boost::test_tools::per_element());
+  BOOST_TEST((i * 2.5).to_vector<float>() == std::vector<float>({2.5f, 5.0f, 7.5f}),
+             boost::test_tools::per_element());
 }
 
 // Regression: a 0-d float64 tensor widened float32 tensors to float64 (and then nn::Linear refused
@@ -171,10 +185,14 @@ BOOST_AUTO_TEST_CASE(a_0d_tensor_beside_a_tensor_with_dims_counts_only_by_its_ca
 
 BOOST_AUTO_TEST_CASE(comparisons_give_bool_tensors_and_count_as_integers) {
   const Tensor x = tensor({-2.0, -1.0, 0.0, 1.0, 2.0});
-  BOOST_TEST((x < 0).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 0, 0, 0}), boost::test_tools::per_element());
-  BOOST_TEST((x >= 0).to_vector<int64_t>() == std::vector<int64_t>({0, 0, 1, 1, 1}), boost::test_tools::per_element());
-  BOOST_TEST((x == x).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 1, 1, 1}), boost::test_tools::per_element());
-  BOOST_TEST((x != 1).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 1, 0, 1}), boost::test_tools::per_element());
+  BOOST_TEST((x < 0).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 0, 0, 0}),
+             boost::test_tools::per_element());
+  BOOST_TEST((x >= 0).to_vector<int64_t>() == std::vector<int64_t>({0, 0, 1, 1, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST((x == x).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 1, 1, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST((x != 1).to_vector<int64_t>() == std::vector<int64_t>({1, 1, 1, 0, 1}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(equal_and_allclose_follow_pytorch) {
@@ -236,7 +254,8 @@ BOOST_AUTO_TEST_CASE(bad_dtypes_and_masks_throw) {
   const Tensor flags = zeros({3}, {.dtype = kBool});
   BOOST_CHECK_THROW((void)(flags + flags), std::invalid_argument);
   BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({3}), 1.0), std::invalid_argument);  // mask not bool
-  BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({2, 3}, {.dtype = kBool}), 1.0), std::invalid_argument);
+  BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({2, 3}, {.dtype = kBool}), 1.0),
+                    std::invalid_argument);
   BOOST_CHECK_THROW((void)clamp(zeros({3}), std::nullopt, std::nullopt), std::invalid_argument);
   BOOST_CHECK_THROW((void)add(Tensor(), zeros({1})), std::invalid_argument);
 }

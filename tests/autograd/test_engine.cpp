@@ -2,7 +2,6 @@
 // errors PyTorch users know (non-scalar backward, second backward through a freed graph, a saved
 // tensor changed in place before backward).
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -56,14 +55,16 @@ BOOST_AUTO_TEST_CASE(a_leafs_grad_never_shares_memory_with_another_tensor) {
   (a + b).backward(ones({2}));
   BOOST_TEST(a.grad().data_ptr<float>() != b.grad().data_ptr<float>());
   a.grad().add_(ones({2}));
-  BOOST_TEST(b.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}), boost::test_tools::per_element());
+  BOOST_TEST(b.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}),
+             boost::test_tools::per_element());
 
   // The gradient passed to backward() stays the caller's: a later change to it leaves .grad alone.
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor seed = tensor({5.0, 6.0});
   x.backward(seed);
   seed.fill_(0.0);
-  BOOST_TEST(x.grad().to_vector<float>() == (std::vector<float>{5.0f, 6.0f}), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == (std::vector<float>{5.0f, 6.0f}),
+             boost::test_tools::per_element());
 
   // A retained non-leaf's .grad and the gradient that flows on below it are different memory.
   Tensor w = tensor({1.0, 2.0}).requires_grad_();
@@ -71,7 +72,8 @@ BOOST_AUTO_TEST_CASE(a_leafs_grad_never_shares_memory_with_another_tensor) {
   y.retain_grad();
   y.sum().backward();
   y.grad().fill_(7.0);
-  BOOST_TEST(w.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}), boost::test_tools::per_element());
+  BOOST_TEST(w.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(chain_of_100000_ops_does_not_overflow_the_stack) {
@@ -101,7 +103,8 @@ BOOST_AUTO_TEST_CASE(retain_graph_allows_a_second_backward) {
   Tensor y = (x * x).sum();
   y.backward(Tensor(), /*retain_graph=*/true);
   y.backward();
-  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({4.0f, 8.0f}), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({4.0f, 8.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(backward_of_a_non_scalar_needs_a_gradient) {
@@ -114,7 +117,8 @@ BOOST_AUTO_TEST_CASE(backward_of_a_non_scalar_needs_a_gradient) {
     BOOST_TEST(message_contains(e, "[2]"));
   }
   y.backward(tensor({1.0, 10.0}));
-  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({2.0f, 20.0f}), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({2.0f, 20.0f}),
+             boost::test_tools::per_element());
   BOOST_CHECK_THROW(y.backward(tensor({1.0, 2.0, 3.0})), std::invalid_argument);
 }
 
@@ -162,7 +166,8 @@ BOOST_AUTO_TEST_CASE(non_leaf_gradient_is_kept_only_with_retain_grad) {
   Tensor k = x * 4.0;
   h.retain_grad();
   (h * k).sum().backward();
-  BOOST_TEST(h.grad().to_vector<float>() == std::vector<float>({4.0f, 8.0f}), boost::test_tools::per_element());
+  BOOST_TEST(h.grad().to_vector<float>() == std::vector<float>({4.0f, 8.0f}),
+             boost::test_tools::per_element());
   BOOST_TEST(!k.grad().defined());
 }
 
@@ -171,7 +176,8 @@ BOOST_AUTO_TEST_CASE(inputs_that_do_not_require_grad_get_no_gradient) {
   Tensor c = tensor({5.0, 6.0});
   (x * c).sum().backward();
   BOOST_TEST(!c.grad().defined());
-  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({5.0f, 6.0f}), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({5.0f, 6.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(in_place_change_of_a_leaf_that_requires_grad_throws_outside_no_grad) {
@@ -188,7 +194,8 @@ BOOST_AUTO_TEST_CASE(mixed_dtype_gradients_arrive_in_each_inputs_dtype) {
   (f * d).sum().backward();
   BOOST_TEST(dtype_name(f.grad().dtype()) == "float32");
   BOOST_TEST(dtype_name(d.grad().dtype()) == "float64");
-  BOOST_TEST(f.grad().to_vector<float>() == std::vector<float>({3.0f, 4.0f}), boost::test_tools::per_element());
+  BOOST_TEST(f.grad().to_vector<float>() == std::vector<float>({3.0f, 4.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(op_that_saves_its_output_frees_its_graph) {

@@ -44,7 +44,8 @@ template <typename T>
 void check_all_routes(double tolerance) {
   // rows 1..5 cover the per-row route and its edge; inner 1..3 the rank-1 route and its edge;
   // cols 1 the one-column route; 7 x 9 x 6 reaches the GEMM.
-  const std::vector<int64_t> row_sizes = {1, 2, 3, 4, 5, 7}, col_sizes = {1, 2, 9}, inner_sizes = {1, 2, 3, 6};
+  const std::vector<int64_t> row_sizes = {1, 2, 3, 4, 5, 7}, col_sizes = {1, 2, 9},
+                             inner_sizes = {1, 2, 3, 6};
   int checked = 0;
   for (int64_t rows : row_sizes)
     for (int64_t cols : col_sizes)
@@ -54,8 +55,10 @@ void check_all_routes(double tolerance) {
           const auto x = values<T>(rows * inner, 1), y = values<T>(inner * cols, 2);
           const auto c0 = values<T>(rows * cols, 3);
           // Without accumulate, c starts as nan: the result must not depend on what was there.
-          std::vector<T> c = accumulate ? c0 : std::vector<T>(rows * cols, std::numeric_limits<T>::quiet_NaN());
-          minigrad::detail::gemm<T>(trans_x, trans_y, rows, cols, inner, x.data(), y.data(), accumulate, c.data());
+          std::vector<T> c =
+              accumulate ? c0 : std::vector<T>(rows * cols, std::numeric_limits<T>::quiet_NaN());
+          minigrad::detail::gemm<T>(trans_x, trans_y, rows, cols, inner, x.data(), y.data(), accumulate,
+                                    c.data());
           const auto want = reference(trans_x, trans_y, rows, cols, inner, x, y, c0, accumulate);
           for (int64_t e = 0; e < rows * cols; ++e) {
             BOOST_TEST_CONTEXT("rows " << rows << " cols " << cols << " inner " << inner << " trans_x "

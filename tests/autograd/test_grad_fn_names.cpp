@@ -3,21 +3,20 @@
 // str(result) from real PyTorch (tools/reference/grad_fn_reference.py), on the same inputs as
 // below and the same op per case name.
 #include <boost/test/unit_test.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.hpp"
 #include "autograd/tensor.hpp"
+#include "fixture.hpp"
 #include "nn/functional.hpp"
 #include "nn/loss.hpp"
-#include "fixture.hpp"
 
 using namespace minigrad;
 namespace F = minigrad::nn::functional;
@@ -58,7 +57,10 @@ std::map<std::string, std::function<Tensor(const Inputs&)>> ops() {
       {"masked_fill", [](const Inputs& in) { return in.x.masked_fill(in.m, 0.0); }},
       {"matmul 2-d", [](const Inputs& in) { return matmul(in.x, in.w.t()); }},
       {"matmul 1-d", [](const Inputs& in) { return matmul(in.x[0], in.y[1]); }},
-      {"matmul 3-d by 2-d", [](const Inputs& in) { return matmul(in.x.reshape({1, 2, 3}), in.w.t()); }},
+      {"matmul 3-d by 2-d",
+       [](const Inputs& in) {
+         return matmul(in.x.reshape({1, 2, 3}), in.w.t());
+       }},
       {"sum", [](const Inputs& in) { return in.x.sum(); }},
       {"sum dim", [](const Inputs& in) { return in.x.sum(1); }},
       {"mean", [](const Inputs& in) { return in.x.mean(); }},
@@ -68,24 +70,41 @@ std::map<std::string, std::function<Tensor(const Inputs&)>> ops() {
       {"min", [](const Inputs& in) { return in.x.min(); }},
       {"softmax", [](const Inputs& in) { return in.x.softmax(1); }},
       {"log_softmax", [](const Inputs& in) { return in.x.log_softmax(1); }},
-      {"reshape", [](const Inputs& in) { return in.x.reshape({3, 2}); }},
+      {"reshape",
+       [](const Inputs& in) {
+         return in.x.reshape({3, 2});
+       }},
       {"view", [](const Inputs& in) { return in.x.view({6}); }},
       {"flatten", [](const Inputs& in) { return in.x.flatten(); }},
       {"unsqueeze", [](const Inputs& in) { return in.x.unsqueeze(0); }},
       {"squeeze", [](const Inputs& in) { return in.x.unsqueeze(0).squeeze(0); }},
-      {"permute", [](const Inputs& in) { return in.x.permute({1, 0}); }},
+      {"permute",
+       [](const Inputs& in) {
+         return in.x.permute({1, 0});
+       }},
       {"transpose", [](const Inputs& in) { return in.x.transpose(0, 1); }},
       {"t", [](const Inputs& in) { return in.x.t(); }},
-      {"cat", [](const Inputs& in) { return cat({in.x, in.y}); }},
-      {"stack", [](const Inputs& in) { return stack({in.x, in.y}); }},
+      {"cat",
+       [](const Inputs& in) {
+         return cat({in.x, in.y});
+       }},
+      {"stack",
+       [](const Inputs& in) {
+         return stack({in.x, in.y});
+       }},
       {"select", [](const Inputs& in) { return in.x[1]; }},
       {"slice", [](const Inputs& in) { return in.x.slice(1, 1, 3); }},
       {"linear", [](const Inputs& in) { return F::linear(in.x, in.w, in.b); }},
       {"linear without bias", [](const Inputs& in) { return F::linear(in.x, in.w); }},
-      {"linear 3-d", [](const Inputs& in) { return F::linear(in.x.reshape({1, 2, 3}), in.w, in.b); }},
+      {"linear 3-d",
+       [](const Inputs& in) {
+         return F::linear(in.x.reshape({1, 2, 3}), in.w, in.b);
+       }},
       {"linear 1-d", [](const Inputs& in) { return F::linear(in.x[0], in.w, in.b); }},
-      {"mse_loss sum", [](const Inputs& in) { return F::mse_loss(in.x, in.y, {.reduction = nn::Reduction::Sum}); }},
-      {"mse_loss none", [](const Inputs& in) { return F::mse_loss(in.x, in.y, {.reduction = nn::Reduction::None}); }},
+      {"mse_loss sum",
+       [](const Inputs& in) { return F::mse_loss(in.x, in.y, {.reduction = nn::Reduction::Sum}); }},
+      {"mse_loss none",
+       [](const Inputs& in) { return F::mse_loss(in.x, in.y, {.reduction = nn::Reduction::None}); }},
       {"gelu", [](const Inputs& in) { return F::gelu(in.x); }},
       {"gelu tanh", [](const Inputs& in) { return F::gelu(in.x, "tanh"); }},
       {"mse_loss", [](const Inputs& in) { return F::mse_loss(in.x, in.y); }},

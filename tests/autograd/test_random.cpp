@@ -319,16 +319,16 @@ BOOST_AUTO_TEST_CASE(bool_bernoulli_draws_the_float_versions_values) {
     for (const int64_t n : {0, 1, 2047, 2048, 2049, 10001}) {
       for (const int offset : {0, 1, 311, 623, 624, 625}) {
         BOOST_TEST_CONTEXT("p = " << p << ", n = " << n << ", after " << offset << " words") {
-        Generator reference(7), fast(7);
-        for (int i = 0; i < offset; ++i) BOOST_TEST_REQUIRE(fast.random() == reference.random());
-        std::vector<float> expected(static_cast<size_t>(n));
-        std::unique_ptr<bool[]> got(new bool[static_cast<size_t>(n) + 1]);
-        reference.bernoulli(expected.data(), n, p);
-        fast.bernoulli(got.get(), n, p);
-        int64_t differences = 0;
-        for (int64_t i = 0; i < n; ++i) differences += (expected[i] == 1.0f) != got[i] ? 1 : 0;
-        BOOST_TEST(differences == 0);
-        BOOST_TEST(fast.random() == reference.random());
+          Generator reference(7), fast(7);
+          for (int i = 0; i < offset; ++i) BOOST_TEST_REQUIRE(fast.random() == reference.random());
+          std::vector<float> expected(static_cast<size_t>(n));
+          std::unique_ptr<bool[]> got(new bool[static_cast<size_t>(n) + 1]);
+          reference.bernoulli(expected.data(), n, p);
+          fast.bernoulli(got.get(), n, p);
+          int64_t differences = 0;
+          for (int64_t i = 0; i < n; ++i) differences += (expected[i] == 1.0f) != got[i] ? 1 : 0;
+          BOOST_TEST(differences == 0);
+          BOOST_TEST(fast.random() == reference.random());
         }
       }
     }

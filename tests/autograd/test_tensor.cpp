@@ -19,7 +19,8 @@ BOOST_AUTO_TEST_CASE(factories_fill_the_expected_values) {
   BOOST_TEST(full({2}, 7.5).to_vector<float>() == std::vector<float>({7.5f, 7.5f}), tt::per_element());
   BOOST_TEST(eye(3).to_vector<float>() == std::vector<float>({1, 0, 0, 0, 1, 0, 0, 0, 1}), tt::per_element());
   BOOST_TEST(arange(5).to_vector<int64_t>() == std::vector<int64_t>({0, 1, 2, 3, 4}), tt::per_element());
-  BOOST_TEST(arange(1, 2, 0.25).to_vector<float>() == std::vector<float>({1, 1.25f, 1.5f, 1.75f}), tt::per_element());
+  BOOST_TEST(arange(1, 2, 0.25).to_vector<float>() == std::vector<float>({1, 1.25f, 1.5f, 1.75f}),
+             tt::per_element());
   BOOST_TEST(arange(5, 0, -2).to_vector<int64_t>() == std::vector<int64_t>({5, 3, 1}), tt::per_element());
   BOOST_TEST(zeros_like(eye(2, {.dtype = kFloat64})).dtype() == kFloat64);
 }

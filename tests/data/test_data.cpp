@@ -335,8 +335,10 @@ BOOST_AUTO_TEST_CASE(read_csv_reads_the_numbers_of_a_plain_or_gzip_file) {
       BOOST_TEST(table.to_vector<double>() == expected, boost::test_tools::per_element());
     }
   }
-  const Tensor semicolons =
-      data::read_csv(dir.write("semi.csv", "\xEF\xBB\xBF" "1;2\n3;4\n"), {.delimiter = ';'});
+  const Tensor semicolons = data::read_csv(dir.write("semi.csv",
+                                                     "\xEF\xBB\xBF"
+                                                     "1;2\n3;4\n"),
+                                           {.delimiter = ';'});
   BOOST_TEST(semicolons.to_vector<double>() == std::vector<double>({1, 2, 3, 4}),  // also: a byte order mark
              boost::test_tools::per_element());
   // A line longer than read_csv's 4096-byte read buffer.

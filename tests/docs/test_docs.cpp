@@ -7,7 +7,6 @@
 //  - docs/write_your_own_script.md: its code blocks are lines of scripts/train_template.cpp, and
 //    the built template trains, saves and reloads a checkpoint.
 #include <boost/test/unit_test.hpp>
-
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>

@@ -4,7 +4,6 @@
 // appear, character for character (spaces aside), in its section here. The assertions check what
 // each call returns against values worked out by hand.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <filesystem>

@@ -3,7 +3,6 @@
 // 3,000 code lines. A code line is neither blank nor only a comment (tools/reading_path.sh counts
 // the same way and prints the figures to copy).
 #include <boost/test/unit_test.hpp>
-
 #include <regex>
 #include <string>
 #include <vector>
@@ -55,7 +54,8 @@ BOOST_AUTO_TEST_CASE(readme_counts_the_code_lines_of_each_file_on_the_reading_pa
   int64_t sum = 0;
   for (const PathRow& r : rows) {
     BOOST_TEST_CONTEXT(r.file) {
-      BOOST_TEST_REQUIRE(fs::exists(kSource / r.file), "README's reading path names a missing file " << r.file);
+      BOOST_TEST_REQUIRE(fs::exists(kSource / r.file),
+                         "README's reading path names a missing file " << r.file);
       BOOST_TEST(code_lines(read_text(kSource / r.file)) == r.lines,
                  r.file << " changed: run `bash tools/reading_path.sh` and update the README's table");
     }

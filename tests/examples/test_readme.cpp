@@ -1,6 +1,5 @@
 // The README's snippets compile and do what the README says they do.
 #include <boost/test/unit_test.hpp>
-
 #include <sstream>
 
 #include "minigrad.hpp"
@@ -29,7 +28,8 @@ BOOST_AUTO_TEST_CASE(custom_module_registers_and_names_its_parameters_as_the_rea
   TwoLayerNet net(64, 128, 10);
   std::ostringstream names;
   for (auto& [name, p] : net.named_parameters()) names << name << " " << p.shape() << ", ";
-  BOOST_TEST(names.str() == "hidden.weight [128, 64], hidden.bias [128], output.weight [10, 128], output.bias [10], ");
+  BOOST_TEST(names.str() ==
+             "hidden.weight [128, 64], hidden.bias [128], output.weight [10, 128], output.bias [10], ");
 
   std::ostringstream printed;
   printed << net;

@@ -25,14 +25,14 @@
 #include <vector>
 
 #include "autograd/random.hpp"
-#include "examples/support/csv.hpp"
-#include "examples/support/plot.hpp"
 #include "data/csv.hpp"
 #include "data/dataloader.hpp"
 #include "data/datasets.hpp"
+#include "examples/support/csv.hpp"
+#include "examples/support/plot.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/loss.hpp"
-#include "io/safetensors.hpp"
 #include "optim/adam.hpp"
 #include "optim/sgd.hpp"
 
@@ -354,8 +354,7 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_gives_the_losses_of_a_run_never_stopped) {
   BOOST_TEST_REQUIRE(run_example("fit_feedforward", "--steps 4", stopped).status == 0);
   const Run resumed = run_example("fit_feedforward", "--resume --steps 6", stopped);
   BOOST_TEST_REQUIRE(resumed.status == 0, resumed.output);
-  BOOST_TEST(contains(resumed.output, "resuming from fit_feedforward.safetensors at step 4"),
-             resumed.output);
+  BOOST_TEST(contains(resumed.output, "resuming from fit_feedforward.safetensors at step 4"), resumed.output);
 
   const std::vector<double> want = check_loss_csv(straight, "fit_feedforward", 6);
   const std::vector<double> got = check_loss_csv(stopped, "fit_feedforward", 6);
@@ -435,7 +434,8 @@ BOOST_AUTO_TEST_CASE(help_prints_the_flags_and_succeeds) {
     const Run run = run_example(program, "--help", folder);
     BOOST_TEST(run.status == 0);
     BOOST_TEST(contains(run.output, "Usage: " + program + " [OPTIONS]"), run.output);
-    for (const std::string flag : {"--steps", "--lr", "--resume"}) BOOST_TEST(contains(run.output, flag), run.output);
+    for (const std::string flag : {"--steps", "--lr", "--resume"})
+      BOOST_TEST(contains(run.output, flag), run.output);
   }
 }
 

@@ -1,7 +1,6 @@
 // `cmake --install` gives a package an outside project can use: install this build into a
 // temporary prefix, build a tiny project with find_package(minigrad), run it.
 #include <boost/test/unit_test.hpp>
-
 #include <cstdio>
 #include <minigrad/nn/linear.hpp>  // the installed spelling, inside the tree
 #include <string>
@@ -9,8 +8,8 @@
 BOOST_AUTO_TEST_SUITE(install)
 
 BOOST_AUTO_TEST_CASE(outside_projects_of_the_readme_lines_build_against_the_installed_package_and_run) {
-  const std::string command = std::string("bash ") + MINIGRAD_SOURCE_DIR + "/tests/install/check_install.sh " +
-                              MINIGRAD_BINARY_DIR + " 2>&1";
+  const std::string command = std::string("bash ") + MINIGRAD_SOURCE_DIR +
+                              "/tests/install/check_install.sh " + MINIGRAD_BINARY_DIR + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   BOOST_REQUIRE(pipe != nullptr);
   std::string output;

@@ -3,14 +3,11 @@
 // safetensors' own test vectors; the PyTorch-trained FeedForward of
 // tools/reference/checkpoint_reference.py, loaded (outputs within 1e-5) and saved again byte for
 // byte; loads that do not fit the model; every kind of damaged file; saves killed at random moments.
-#include "io/safetensors.hpp"
-
-#include <boost/test/unit_test.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -28,8 +25,9 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
-#include "nn/fixture_support.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
+#include "nn/fixture_support.hpp"
 #include "nn/linear.hpp"
 #include "optim/sgd.hpp"
 

@@ -78,7 +78,8 @@ BOOST_AUTO_TEST_CASE(hooks_of_children_run_inner_first_in_call_order) {
   Log log;
   nn::Sequential net{nn::Linear(2, 2), nn::ReLU()};
   std::vector<nn::RemovableHandle> handles;
-  for (auto& [name, child] : net.named_children()) handles.push_back(child.get().register_forward_hook(log.post("post")));
+  for (auto& [name, child] : net.named_children())
+    handles.push_back(child.get().register_forward_hook(log.post("post")));
   handles.push_back(net.register_forward_hook(log.post("post")));
   net(tensor({1.0f, 2.0f}));
   const std::vector<std::string> expected = {"post 0", "post 1", "post "};
@@ -126,7 +127,8 @@ BOOST_AUTO_TEST_CASE(a_handle_outliving_its_module_removes_nothing_and_does_not_
     nn::Linear layer(2, 2);
     h = layer.register_forward_hook([](nn::Module&, const Tensor&) {});
   }
-  BOOST_CHECK_NO_THROW(h.remove());  // the module's hook list is gone: nothing to do (ASan sees any stale access)
+  BOOST_CHECK_NO_THROW(
+      h.remove());  // the module's hook list is gone: nothing to do (ASan sees any stale access)
 }
 
 BOOST_AUTO_TEST_SUITE_END()

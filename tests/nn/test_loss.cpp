@@ -5,15 +5,12 @@
 // agree within 1e-5 relative, float64 within 1e-10 (plus a tiny absolute floor near 0, see
 // Tolerance), inf and nan exactly. Then gradcheck of every loss in float64 (one table), the loss
 // modules, and one table with every kind of bad input.
-#include "nn/loss.hpp"
-
 #include <boost/test/unit_test.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -23,6 +20,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "fixture.hpp"
+#include "nn/loss.hpp"
 
 namespace {
 

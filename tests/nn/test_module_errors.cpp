@@ -2,7 +2,6 @@
 // configuration go in front of the message, once, at the innermost module, and the exception
 // keeps its standard type. The expected messages are written out by hand from the layer sizes.
 #include <boost/test/unit_test.hpp>
-
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -235,13 +234,17 @@ BOOST_AUTO_TEST_CASE(loss_modules_name_themselves_as_other_modules_do) {
   WithCriterion model;
   const std::vector<ErrorCase> cases = {
       {"MSELoss on its own, shapes that differ",
-       [] { nn::MSELoss()(zeros({2, 3}), zeros({2, 4})); },
+       [] {
+         nn::MSELoss()(zeros({2, 3}), zeros({2, 4}));
+       },
        {"invalid_argument",
         "(MSELoss): mse_loss: input [2, 3] and target [2, 4] have different shapes (reshape one of them; "
         "broadcasting, as PyTorch does with a warning, would compare every input with every target)",
         ""}},
       {"CrossEntropyLoss with a class index out of range",
-       [] { nn::CrossEntropyLoss()(zeros({2, 3}), tensor(std::vector<int64_t>{0, 7}, {2})); },
+       [] {
+         nn::CrossEntropyLoss()(zeros({2, 3}), tensor(std::vector<int64_t>{0, 7}, {2}));
+       },
        {"out_of_range",
         "(CrossEntropyLoss): cross_entropy: target 7 is out of range for 3 classes (expected 0..2 or "
         "ignore_index -100)",

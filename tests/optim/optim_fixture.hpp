@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "fixture.hpp"
 #include "optim/adam.hpp"
 #include "optim/sgd.hpp"
-#include "fixture.hpp"
 
 namespace optim_test {
 

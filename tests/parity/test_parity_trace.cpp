@@ -5,7 +5,6 @@
 // script computed between its own clean and perturbed runs. compare_traces itself is checked on
 // small hand-made traces.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -15,12 +14,12 @@
 #include <vector>
 
 #include "autograd/random.hpp"
+#include "io/safetensors.hpp"
 #include "nn/feedforward.hpp"
 #include "nn/linear.hpp"
 #include "nn/loss.hpp"
-#include "parity/parity.hpp"
-#include "io/safetensors.hpp"
 #include "optim/sgd.hpp"
+#include "parity/parity.hpp"
 
 using namespace minigrad;
 

@@ -4,7 +4,6 @@
 // on the same graphs, except the inf case, which PyTorch does not stop at), and the nan/inf values
 // follow by hand: d(log x)/dx = 1/x is 0/0 = nan when x = 0 and the incoming gradient is 0.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <functional>
 #include <stdexcept>

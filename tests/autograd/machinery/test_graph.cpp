@@ -2,7 +2,6 @@
 // walk numbers boxes t0 = root, then each op's inputs in order, depth first), plus the lesson's
 // FeedForward labelled with its parameter names, a 100,000-op chain, and the bad inputs.
 #include <boost/test/unit_test.hpp>
-
 #include <stdexcept>
 #include <string>
 #include <vector>

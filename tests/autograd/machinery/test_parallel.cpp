@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "autograd/ops.hpp"
 #include "autograd/machinery/parallel.hpp"
+#include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "nn/functional.hpp"
 

@@ -4,20 +4,19 @@
 // Here each case is rebuilt with minigrad's factories (and `+ zeros` for the cases printed with
 // grad_fn=<AddBackward0>) and its to_string() must equal PyTorch's text character for character.
 // Further cases check operator<<, Shape printing, a grad_fn name from another op, and the throw.
-#include "autograd/ops.hpp"
-#include "autograd/tensor.hpp"
-#include "fixture.hpp"
-
 #include <boost/test/unit_test.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "autograd/ops.hpp"
+#include "autograd/tensor.hpp"
+#include "fixture.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <new>
 #include <vector>
 
+#include "autograd/machinery/storage.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
-#include "autograd/machinery/storage.hpp"
 #include "autograd/tensor.hpp"
 
 using namespace minigrad;

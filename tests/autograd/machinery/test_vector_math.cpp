@@ -1,8 +1,8 @@
 // Tests for detail::exp_contiguous (autograd/machinery/vector_math.cpp), the vector exp behind exp and
 // softmax: accuracy against e^x computed in double, special values, and the same result for a
 // value whatever its position in the array (the partial last block goes through the same call).
-#include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -15,7 +15,8 @@ namespace {
 // Distance from `got` to `exact` in units of the float spacing at `exact`.
 double ulps(float got, double exact) {
   const float rounded = static_cast<float>(exact);
-  const double spacing = std::nextafter(std::fabs(rounded), std::numeric_limits<float>::infinity()) - std::fabs(rounded);
+  const double spacing =
+      std::nextafter(std::fabs(rounded), std::numeric_limits<float>::infinity()) - std::fabs(rounded);
   return std::fabs(got - exact) / spacing;
 }
 
@@ -29,13 +30,15 @@ BOOST_AUTO_TEST_CASE(exp_is_within_3_ulp_of_the_double_result_over_the_float_ran
   for (size_t i = 0; i < x.size(); ++i) x[i] = -87.0f + 175.0f * static_cast<float>(i) / 200000.0f;
   minigrad::detail::exp_contiguous(x.data(), y.data(), static_cast<int64_t>(x.size()));
   double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, ulps(y[i], std::exp(static_cast<double>(x[i]))));
+  for (size_t i = 0; i < x.size(); ++i)
+    worst = std::max(worst, ulps(y[i], std::exp(static_cast<double>(x[i]))));
   BOOST_TEST(worst <= 3.0);
 }
 
 BOOST_AUTO_TEST_CASE(exp_special_values_match_std_exp) {
   const float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> x = {-inf, inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, 100.0f, -200.0f, -103.9f, 88.7f};
+  std::vector<float> x = {
+      -inf, inf, std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f, 100.0f, -200.0f, -103.9f, 88.7f};
   std::vector<float> y(x.size());
   minigrad::detail::exp_contiguous(x.data(), y.data(), static_cast<int64_t>(x.size()));
   BOOST_TEST(y[0] == 0.0f);
@@ -43,9 +46,9 @@ BOOST_AUTO_TEST_CASE(exp_special_values_match_std_exp) {
   BOOST_TEST(std::isnan(y[2]));
   BOOST_TEST(y[3] == 1.0f);
   BOOST_TEST(y[4] == 1.0f);
-  BOOST_TEST(y[5] == inf);    // overflow
-  BOOST_TEST(y[6] == 0.0f);   // underflow
-  BOOST_TEST(y[7] > 0.0f);    // a subnormal, as expf gives
+  BOOST_TEST(y[5] == inf);   // overflow
+  BOOST_TEST(y[6] == 0.0f);  // underflow
+  BOOST_TEST(y[7] > 0.0f);   // a subnormal, as expf gives
   BOOST_TEST(y[7] < std::numeric_limits<float>::min());
   BOOST_TEST(ulps(y[8], std::exp(static_cast<double>(88.7f))) <= 3.0);
 }

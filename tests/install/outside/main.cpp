@@ -1,6 +1,5 @@
 // An outside program using an installed minigrad: d/dx sum(x * x) = 2x.
 #include <iostream>
-
 #include <minigrad/minigrad.hpp>
 
 int main() {
