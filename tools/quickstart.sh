@@ -13,10 +13,11 @@ case "$verb" in demo|test|docs) ;; *) echo "usage: bash tools/quickstart.sh demo
 
 # Debian packages the build needs; only the missing ones are installed. The demo needs the library's
 # own dependencies; the tests add Boost.Test, Google Benchmark (bench/ is built with the suite),
-# clang with its sanitizer runtime (the fuzzer) and Doxygen (the reference pages must build), and
+# clang with its sanitizer runtime (the fuzzer), Doxygen (the reference pages must build), clang-format
+# (every C++ file must follow .clang-format), and
 # for distributed/ (data parallelism over MPI) Boost.MPI and Open MPI: its tests run two ranks.
 packages=(g++ cmake make libboost-dev librange-v3-dev libopenblas-dev nlohmann-json3-dev zlib1g-dev libcli11-dev)
-[ "$verb" != demo ] && packages+=(libboost-test-dev libbenchmark-dev clang libclang-rt-14-dev doxygen)
+[ "$verb" != demo ] && packages+=(libboost-test-dev libbenchmark-dev clang libclang-rt-14-dev doxygen clang-format)
 [ "$verb" = test ] && packages+=(libboost-mpi-dev openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
