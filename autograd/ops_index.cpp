@@ -282,7 +282,9 @@ std::pair<int64_t, std::vector<int64_t>> check_index_add(const Tensor& a, int64_
 }  // namespace
 
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source, Scalar alpha) {
-  auto [d, rows] = check_index_add(a, dim, index, source, "index_add");
+  const auto checked = check_index_add(a, dim, index, source, "index_add");
+  const auto d = checked.first;  // named copies, not structured bindings: the lambda below captures them
+  const auto rows = checked.second;
   Tensor out = a.detach().clone();
   add_rows(out, d, rows, source, alpha);
   const Shape source_shape = source.shape();

@@ -190,12 +190,17 @@ Tensor gelu(const Tensor& input, const std::string& approximate) {
 namespace {
 
 // out[i] = x[i] * (keep[i] * scale), compiled for AVX2 and for any x86-64 (the CPU picks). The
-// bools are read as bytes (0 or 1): the compiler vectorises loads of bytes, not of bools.
-template <typename T>
-[[gnu::target_clones("avx2", "default")]] void scale_kept(const T* x, const bool* keep, T scale, int64_t n,
-                                                          T* out) {
+// bools are read as bytes (0 or 1): the compiler vectorises loads of bytes, not of bools. One
+// overload per dtype: clang cannot multiversion a function template.
+[[gnu::target_clones("avx2", "default")]] void scale_kept(const float* x, const bool* keep, float scale,
+                                                          int64_t n, float* out) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(keep);
-  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * (static_cast<T>(bytes[i]) * scale);
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * (static_cast<float>(bytes[i]) * scale);
+}
+[[gnu::target_clones("avx2", "default")]] void scale_kept(const double* x, const bool* keep, double scale,
+                                                          int64_t n, double* out) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(keep);
+  for (int64_t i = 0; i < n; ++i) out[i] = x[i] * (static_cast<double>(bytes[i]) * scale);
 }
 
 // x * (keep / (1 - p)) in x's dtype, keep a bool tensor of x's shape: out[i] = x[i] * scale or

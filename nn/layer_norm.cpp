@@ -94,7 +94,8 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
 
 Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
-  const auto [rows, m] = check_layer_norm(input, normalized_shape, weight, bias, eps);
+  const auto checked = check_layer_norm(input, normalized_shape, weight, bias, eps);
+  const int64_t rows = checked.first, m = checked.second;  // named, not bound: lambdas below capture them
   auto stats = std::make_shared<RowStats>(rows);
   Tensor out = minigrad::detail::new_tensor(input.shape(), input.dtype());
   dispatch_floating(input.dtype(), "layer_norm", [&]<typename T>() {

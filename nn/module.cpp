@@ -274,7 +274,9 @@ void Module::collect(bool recurse, bool buffers, NamedTensors& out) const {
     modules.insert(modules.end(), below.begin(), below.end());
   }
   std::unordered_set<const TensorImpl*> memo;  // a tensor shared by two modules is listed once
-  for (const auto& [prefix, module] : modules) {
+  for (const auto& entry : modules) {
+    const std::string& prefix = entry.first;  // a reference, not a binding: the lambda captures it
+    const Module* module = entry.second;
     const auto add = [&](const std::string& key, const Tensor& tensor) {
       if (memo.insert(tensor.impl()).second)
         out.emplace_back(prefix.empty() ? key : prefix + "." + key, tensor);
