@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "data/text.hpp"
@@ -86,11 +87,11 @@ int main(int argc, char** argv) try {
   app.add_option("--eval-iters", eval_iters, "batches per evaluation")->check(at_least(1));
   app.add_option("--seed", seed, "torch.manual_seed");
   app.add_option("--max-new-tokens", max_new_tokens, "characters generated at the end")->check(at_least(0));
-  app.add_option("--threads", threads, "threads of the matrix products (0: the BLAS's default)")
+  app.add_option("--threads", threads, "threads, as torch.set_num_threads (0: OMP_NUM_THREADS or the cores)")
       ->check(at_least(0));
   app.add_option("--input", input, "the text to learn");
   CLI11_PARSE(app, argc, argv);
-  support::set_threads(threads);
+  if (threads > 0) set_num_threads(threads);  // our loops' threads and the BLAS's
 
   manual_seed(seed);
 

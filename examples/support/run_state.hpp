@@ -28,20 +28,7 @@
 #include "nn/module.hpp"
 #include "optim/optimizer.hpp"
 
-// OpenBLAS's and BLIS's own calls to set their thread count; declared weak, so whichever library
-// is linked answers and the other stays null.
-extern "C" void openblas_set_num_threads(int threads) __attribute__((weak));
-extern "C" void bli_thread_set_num_threads(int64_t threads) __attribute__((weak));
-
 namespace support {
-
-/// Runs the matrix products on `threads` threads (`torch.set_num_threads`); 0 keeps the BLAS's
-/// default (one per core, or OPENBLAS_NUM_THREADS).
-inline void set_threads(int threads) {
-  if (threads <= 0) return;
-  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(threads);
-  if (bli_thread_set_num_threads != nullptr) bli_thread_set_num_threads(threads);
-}
 
 /// The course's text at `path` (data::read_text), or an error saying where the file comes from.
 inline std::string read_course_text(const std::string& path) {
