@@ -6,11 +6,13 @@
 // x_hat = (x - mu) * rstd is the normalised row, out = x_hat * weight + bias.
 #include "nn/layer_norm.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/op_support.hpp"
 #include "nn/functional.hpp"
 #include "nn/init.hpp"
@@ -54,6 +56,25 @@ std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input,
 /// Per row (mu, rstd), two doubles per row.
 using RowStats = std::vector<std::pair<double, double>>;
 
+/// The sum over j in [0, m) of term(j), in double: eight running sums (independent, so the compiler
+/// keeps them in vector registers), added in order at the end.
+template <typename Term>
+double sum_over_row(int64_t m, Term term) {
+  double part[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= m; j += 8)
+    for (int lane = 0; lane < 8; ++lane) part[lane] += term(j + lane);
+  double total = 0.0;
+  for (double p : part) total += p;
+  for (; j < m; ++j) total += term(j);
+  return total;
+}
+
+/// Rows per piece of a parallel loop over rows of length m: PyTorch's grain size in elements.
+int64_t row_grain(int64_t m) {
+  return std::max<int64_t>(1, minigrad::detail::kGrainSize / std::max<int64_t>(m, 1));
+}
+
 /// grad_x, grad_w, grad_b of layer_norm (each only where its tensor requires grad):
 /// grad_x = rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) with g_hat = grad * w,
 /// grad_w = sum over rows of grad * x_hat, grad_b = sum over rows of grad.
@@ -63,31 +84,72 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
   const Tensor grad = minigrad::detail::convert(grad_out, x.dtype());
   Tensor grad_x = x.requires_grad() ? minigrad::detail::new_tensor(x.shape(), x.dtype()) : Tensor();
   const bool want_w = w.defined() && w.requires_grad(), want_b = b.defined() && b.requires_grad();
-  std::vector<double> sum_w(want_w ? m : 0, 0.0), sum_b(want_b ? m : 0, 0.0);
+  std::vector<double> sum_w(m, 0.0), sum_b(m, 0.0);
+  const auto rows = static_cast<int64_t>(stats.size());
   dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
-    std::vector<double> x_hat(m), g_hat(m);
-    for (size_t r = 0; r < stats.size(); ++r) {
+    const T *xs = x.data_ptr<T>(), *gs = grad.data_ptr<T>();
+    std::vector<double> weight(m, 1.0);  // no weight: g_hat = grad
+    if (w.defined())
+      for (int64_t j = 0; j < m; ++j) weight[j] = w.data_ptr<T>()[j];
+    if (grad_x.defined()) {
+      T* out = grad_x.data_ptr<T>();
+      minigrad::detail::parallel_for(rows, row_grain(m), [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+          const double mu = stats[r].first, rstd = stats[r].second;  // not bound: the lambdas capture them
+          const T *xr = xs + r * m, *gr = gs + r * m;
+          auto g_hat = [&](int64_t j) { return gr[j] * weight[j]; };
+          auto x_hat = [&](int64_t j) { return (xr[j] - mu) * rstd; };
+          const double mean_g = sum_over_row(m, g_hat) / static_cast<double>(m);
+          const double mean_gx =
+              sum_over_row(m, [&](int64_t j) { return g_hat(j) * x_hat(j); }) / static_cast<double>(m);
+          T* o = out + r * m;
+          for (int64_t j = 0; j < m; ++j)
+            o[j] = static_cast<T>(rstd * (g_hat(j) - mean_g - x_hat(j) * mean_gx));
+        }
+      });
+    }
+    if (!want_w && !want_b) return;
+    for (int64_t r = 0; r < rows; ++r) {  // in row order: the same sums on every thread count
       const auto [mu, rstd] = stats[r];
-      const T *xr = x.data_ptr<T>() + r * m, *gr = grad.data_ptr<T>() + r * m;
-      double mean_g = 0.0, mean_gx = 0.0;
+      const T *xr = xs + r * m, *gr = gs + r * m;
       for (int64_t j = 0; j < m; ++j) {
-        x_hat[j] = (xr[j] - mu) * rstd;
-        g_hat[j] = w.defined() ? gr[j] * static_cast<double>(w.data_ptr<T>()[j]) : gr[j];
-        mean_g += g_hat[j] / static_cast<double>(m);
-        mean_gx += g_hat[j] * x_hat[j] / static_cast<double>(m);
-        if (want_w) sum_w[j] += gr[j] * x_hat[j];
-        if (want_b) sum_b[j] += gr[j];
+        sum_w[j] += gr[j] * ((xr[j] - mu) * rstd);
+        sum_b[j] += gr[j];
       }
-      if (!grad_x.defined()) continue;
-      T* out = grad_x.data_ptr<T>() + r * m;
-      for (int64_t j = 0; j < m; ++j)
-        out[j] = static_cast<T>(rstd * (g_hat[j] - mean_g - x_hat[j] * mean_gx));
     }
   });
-  auto as_tensor = [](const std::vector<double>& v, const Tensor& like) {
-    return v.empty() ? Tensor() : tensor(v, like.shape(), {.dtype = like.dtype()});
+  auto as_tensor = [](bool wanted, const std::vector<double>& v, const Tensor& like) {
+    return wanted ? tensor(v, like.shape(), {.dtype = like.dtype()}) : Tensor();
   };
-  return {grad_x, as_tensor(sum_w, w), as_tensor(sum_b, b)};
+  return {grad_x, as_tensor(want_w, sum_w, w), as_tensor(want_b, sum_b, b)};
+}
+
+/// out = (x - mu) * rstd * w + b over rows [begin, end), each row's (mu, rstd) kept in stats;
+/// w and b may be null (no weight, no bias).
+template <typename T>
+void normalize_rows(const T* x, const T* w, const T* b, T* out, RowStats& stats, int64_t begin, int64_t end,
+                    int64_t m, double eps) {
+  for (int64_t r = begin; r < end; ++r) {
+    const T* xr = x + r * m;
+    T* y = out + r * m;
+    // two passes: the mean, then the squared deviations from it
+    const double mu =
+        sum_over_row(m, [&](int64_t j) { return static_cast<double>(xr[j]); }) / static_cast<double>(m);
+    const double var =
+        sum_over_row(m, [&](int64_t j) { return (xr[j] - mu) * (xr[j] - mu); }) / static_cast<double>(m);
+    const double rstd = 1.0 / std::sqrt(var + eps);
+    stats[r] = {mu, rstd};
+    if (w && b) {  // the usual case, without a branch in the loop
+      for (int64_t j = 0; j < m; ++j) y[j] = static_cast<T>((xr[j] - mu) * rstd * w[j] + b[j]);
+      continue;
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      double value = (xr[j] - mu) * rstd;
+      if (w) value *= w[j];
+      if (b) value += b[j];
+      y[j] = static_cast<T>(value);
+    }
+  }
 }
 
 }  // namespace
@@ -99,24 +161,12 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
   auto stats = std::make_shared<RowStats>(rows);
   Tensor out = minigrad::detail::new_tensor(input.shape(), input.dtype());
   dispatch_floating(input.dtype(), "layer_norm", [&]<typename T>() {
-    const T *w = weight.defined() ? weight.data_ptr<T>() : nullptr,
+    const T *x = input.data_ptr<T>(), *w = weight.defined() ? weight.data_ptr<T>() : nullptr,
             *b = bias.defined() ? bias.data_ptr<T>() : nullptr;
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* x = input.data_ptr<T>() + r * m;
-      T* y = out.data_ptr<T>() + r * m;
-      double mu = 0.0, var = 0.0;  // two passes: the mean, then the squared deviations from it
-      for (int64_t j = 0; j < m; ++j) mu += x[j];
-      mu /= static_cast<double>(m);
-      for (int64_t j = 0; j < m; ++j) var += (x[j] - mu) * (x[j] - mu);
-      const double rstd = 1.0 / std::sqrt(var / static_cast<double>(m) + eps);
-      (*stats)[r] = {mu, rstd};
-      for (int64_t j = 0; j < m; ++j) {
-        double value = (x[j] - mu) * rstd;
-        if (w) value *= w[j];
-        if (b) value += b[j];
-        y[j] = static_cast<T>(value);
-      }
-    }
+    T* y = out.data_ptr<T>();
+    minigrad::detail::parallel_for(rows, row_grain(m), [&](int64_t begin, int64_t end) {
+      normalize_rows(x, w, b, y, *stats, begin, end, m, eps);
+    });
   });
   return minigrad::detail::record(out, "NativeLayerNormBackward0", {input, weight, bias},
                                   [stats, m](const Tensor& grad, const std::vector<Tensor>& inputs) {
