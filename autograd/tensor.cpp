@@ -94,8 +94,15 @@ void bump_version(const Tensor& self) { ++*self.impl()->version; }
 // ---- what it is ------------------------------------------------------------------------------
 
 namespace {
+[[noreturn]] void undefined_tensor() {
+  throw std::invalid_argument("Tensor: this tensor is undefined (default-constructed)");
+}
+
+// Behind shape(), dtype(), numel() and the like, which ops call many times: a test and a branch,
+// with the throw out of line.
 const TensorImpl& impl_of(const Tensor& t) {
-  check(t.defined(), "Tensor: this tensor is undefined (default-constructed)");
+  if (!t.defined()) [[unlikely]]
+    undefined_tensor();
   return *t.impl();
 }
 }  // namespace

@@ -128,6 +128,29 @@ BOOST_AUTO_TEST_CASE(transpose_swaps_two_dims) {
   BOOST_TEST(values_of(transpose(x, 1, 1)) == values_of(x), boost::test_tools::per_element());
 }
 
+// Swapping the last two dims takes a tiled path (16 x 16 tiles); these shapes cut tiles at every
+// edge. The expected element is read off the counting input: out[b, j, i] = b * R * C + i * C + j.
+BOOST_AUTO_TEST_CASE(transposing_the_last_two_dims_moves_every_element_across_tile_edges) {
+  for (const Shape& shape :
+       std::vector<Shape>{{1, 1}, {3, 17}, {16, 16}, {33, 15}, {2, 64, 32}, {2, 3, 5, 31}}) {
+    const Tensor out = transpose(counting(shape), -2, -1);
+    const int64_t rows = shape[shape.size() - 2], cols = shape[shape.size() - 1];
+    const int64_t batch = shape_numel(shape) / (rows * cols);
+    Values expected;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t j = 0; j < cols; ++j)
+        for (int64_t i = 0; i < rows; ++i)
+          expected.push_back(static_cast<double>(b * rows * cols + i * cols + j));
+    BOOST_TEST_CONTEXT("shape " << shape) {
+      BOOST_TEST(values_of(out) == expected, boost::test_tools::per_element());
+    }
+  }
+  const Tensor ints = transpose(counting({2, 3, 4}).to(kInt64), 1, 2),
+               flags = transpose(ones({5, 0}) > 0, 0, 1);
+  BOOST_TEST(ints.to_vector<int64_t>()[1] == 4);  // out[0, 0, 1] = x[0, 1, 0]
+  BOOST_TEST(flags.shape() == Shape({0, 5}));
+}
+
 BOOST_AUTO_TEST_CASE(t_transposes_a_matrix_and_keeps_vectors_and_scalars) {
   const Tensor mt = t(matrix());
   BOOST_TEST(mt.shape() == Shape({3, 2}));
