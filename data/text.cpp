@@ -47,9 +47,10 @@ CharVocab::CharVocab(std::string_view text) : index_of_(128, -1) {
   std::vector<bool> seen(128, false);
   for (size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    check(byte < 128, "CharVocab: byte ", quoted(text[i]), " at position ", i,
-          " is not ASCII (a character is one byte here; Python would build another vocabulary from "
-          "this text)");
+    if (byte >= 128)  // not check(): its arguments, quoted() among them, would be built for every byte
+      throw std::invalid_argument(concat("CharVocab: byte ", quoted(text[i]), " at position ", i,
+                                         " is not ASCII (a character is one byte here; Python would build "
+                                         "another vocabulary from this text)"));
     seen[byte] = true;
   }
   // sorted(set(text)): ascending byte order, which for ASCII is Python's code-point order.
