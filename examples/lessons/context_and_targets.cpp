@@ -26,8 +26,10 @@ using namespace minigrad::indexing;  // Slice, None: x[:t+1] is x.index({Slice(N
 using lesson::py;
 
 int main(int argc, char** argv) try {
+  lesson::help_if_asked(
+      argc, argv, "usage: lesson_context_and_targets [TEXT_FILE]   (default: assets/tinyshakespeare.txt)");
   // the text as tokens, as in the text_to_tokens lesson
-  const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
+  const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_DATA_DIR "/tinyshakespeare.txt");
   const data::CharVocab vocab(text);
   Tensor data = vocab.encode_tensor(text);
   const auto n = static_cast<int64_t>(0.9 * static_cast<double>(data.size(0)));

@@ -207,11 +207,13 @@ class BigramLanguageModel : public nn::Module {
 };
 
 int main(int argc, char** argv) try {
-  const int64_t max_iters = argc > 1 ? std::stoll(argv[1]) : 5000;
+  lesson::help_if_asked(
+      argc, argv, "usage: lesson_gpt [MAX_ITERS [TEXT_FILE]]   (defaults: 5000, assets/tinyshakespeare.txt)");
+  const int64_t max_iters = argc > 1 ? lesson::whole_number(argv[1], "MAX_ITERS") : 5000;
   manual_seed(1337);
 
   // the text as tokens, as in the text_to_tokens lesson
-  const std::string text = data::read_text(argc > 2 ? argv[2] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
+  const std::string text = data::read_text(argc > 2 ? argv[2] : MINIGRAD_DATA_DIR "/tinyshakespeare.txt");
   const data::CharVocab vocab(text);
   Tensor data = vocab.encode_tensor(text);
   const auto n = static_cast<int64_t>(0.9 * static_cast<double>(data.size(0)));

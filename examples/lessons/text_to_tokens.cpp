@@ -23,8 +23,10 @@ using namespace minigrad::indexing;  // Slice, None: data[:1000] is data.index({
 using lesson::py;
 
 int main(int argc, char** argv) try {
+  lesson::help_if_asked(argc, argv,
+                        "usage: lesson_text_to_tokens [TEXT_FILE]   (default: assets/tinyshakespeare.txt)");
   // read it in to inspect it
-  const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_ASSETS_DIR "/tinyshakespeare.txt");
+  const std::string text = data::read_text(argc > 1 ? argv[1] : MINIGRAD_DATA_DIR "/tinyshakespeare.txt");
   std::cout << "length of dataset in characters:  " << text.size() << "\n";
   std::cout << text.substr(0, 1000) << "\n";
 

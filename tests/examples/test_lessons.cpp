@@ -157,6 +157,24 @@ BOOST_AUTO_TEST_CASE(a_lesson_given_a_missing_text_file_names_it_and_exits_with_
   BOOST_TEST(output.find("no_such_dir/no_such_file.txt") != std::string::npos, output);
 }
 
+// Regression: `lesson_gpt --help` printed "lesson_gpt: stoll", and the lessons that read a text
+// took --help for a file name. Now --help prints the usage with status 0, and a step count that
+// is not a whole number is named.
+BOOST_AUTO_TEST_CASE(a_lesson_given_help_prints_its_usage_and_a_bad_step_count_is_named) {
+  for (const std::string name : {"gpt", "text_to_tokens", "bigram_training", "context_and_targets"}) {
+    const std::string output = run_lesson(name, "--help");
+    BOOST_TEST(output.starts_with("usage: lesson_" + name + " ["), output);
+  }
+  const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_gpt";
+  FILE* pipe = popen((path + " ten 2>&1").c_str(), "r");
+  BOOST_TEST_REQUIRE(pipe != nullptr);
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = pclose(pipe);
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1));
+  BOOST_TEST(output == "lesson_gpt: MAX_ITERS must be a whole number of at least 0, got 'ten'\n");
+}
 // A lesson nobody can find is not a lesson: each program has its PyTorch twin and its fixture,
 // and the README's table gives the command that runs it.
 BOOST_AUTO_TEST_CASE(every_lesson_has_a_twin_a_fixture_and_a_line_in_the_readme) {
