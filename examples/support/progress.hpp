@@ -14,10 +14,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 namespace support {
+
+/// True in a process started by Open MPI's mpirun, which hands each rank a pseudo-terminal even
+/// when its own output goes to a file: there a rank's stream looks like a terminal but is not one.
+inline bool under_mpi_launcher() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr; }
 
 class Progress {
  public:
@@ -35,7 +40,7 @@ class Progress {
         every_(every < 1 ? 1 : every),
         tokens_per_step_(tokens_per_step),
         stream_(stream),
-        terminal_(isatty(fileno(stream)) != 0),
+        terminal_(isatty(fileno(stream)) != 0 && !under_mpi_launcher()),
         start_(Clock::now()),
         last_print_(start_ - std::chrono::seconds(1)) {}  // the first step prints at once
 

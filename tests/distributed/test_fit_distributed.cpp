@@ -66,6 +66,9 @@ BOOST_AUTO_TEST_CASE(two_ranks_print_the_final_loss_of_one_process_and_only_rank
   BOOST_TEST_REQUIRE(two.exit_code == 0);
   BOOST_TEST(one.output.find("1 rank(s)") != std::string::npos);
   BOOST_TEST(two.output.find("2 rank(s)") != std::string::npos);
+  // Regression: mpirun gives ranks a pseudo-terminal, and the progress line was rewritten with
+  // '\r' into a redirected log. Under mpirun it prints plain lines.
+  BOOST_TEST(two.output.find('\r') == std::string::npos);
   // Printed with 6 digits: float rounding of the halves' average stays far below the last one.
   BOOST_TEST(final_loss(two) == final_loss(one), boost::test_tools::tolerance(2e-5));
   // One summary line: rank 1 printed nothing.
