@@ -265,7 +265,8 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
                  "threads, as torch.set_num_threads (0: OMP_NUM_THREADS or the cores)")
       ->check(at_least(0));
   app.add_option("--input", run.input, "the text to learn");
-  app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)");
+  app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)")
+      ->default_str("\\n");
   app.add_option("--checkpoint", run.checkpoint, "written at every evaluation and at the end");
   app.add_flag("--resume", run.resume, "continue from --checkpoint");
   app.add_option("--plot", run.plot, "the loss curve (SVG)");

@@ -1,6 +1,7 @@
 // train_template: a whole training script in one file, to copy and change.
 //
-// Copy it to scripts/my_script.cpp, build with `cmake --build --preset release` and run
+// Copy it to scripts/my_script.cpp, pick it up with `cmake --preset release`, build it with
+// `cmake --build --preset release --target script_my_script` and run
 // ./build/release/scripts/my_script. It trains a small classifier on two interleaving half moons
 // and goes through every step a training script needs: seed, data, model, optimizer, a loop with
 // a progress line, evaluation, a checkpoint saved and loaded back, the loss curve. The walkthrough,
