@@ -13,22 +13,37 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
-// Runs lesson_<name> with `arguments` and returns what it printed.
-std::string run_lesson(const std::string& name, const std::string& arguments) {
+struct Finished {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string output;
+};
+
+// Runs lesson_<name> with `arguments` (which may redirect, as `2>&1`) and returns its exit code
+// and what it printed.
+Finished run(const std::string& name, const std::string& arguments) {
   const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_" + name;
   BOOST_TEST_REQUIRE(std::ifstream(path).good(),
                      path << " is not built (build the lesson_" << name << " target)");
   FILE* pipe = popen((path + " " + arguments).c_str(), "r");
   BOOST_TEST_REQUIRE(pipe != nullptr, "cannot start " << path);
-  std::string output;
+  Finished finished;
   char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  BOOST_TEST_REQUIRE(pclose(pipe) == 0, "lesson_" << name << " did not exit with status 0");
-  return output;
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) finished.output.append(buffer, n);
+  const int status = pclose(pipe);
+  finished.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return finished;
+}
+
+// Runs lesson_<name> with `arguments`, requires exit status 0 and returns what it printed.
+std::string run_lesson(const std::string& name, const std::string& arguments) {
+  Finished finished = run(name, arguments);
+  BOOST_TEST_REQUIRE(finished.exit_code == 0, "lesson_" << name << " did not exit with status 0");
+  return std::move(finished.output);
 }
 
 std::string read_fixture(const std::string& name) {
@@ -144,17 +159,10 @@ BOOST_AUTO_TEST_CASE(layer_norm_from_scratch_prints_what_pytorch_prints_up_to_th
 
 // A wrong path is a message and exit status 1, not an uncaught exception.
 BOOST_AUTO_TEST_CASE(a_lesson_given_a_missing_text_file_names_it_and_exits_with_status_1) {
-  const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_text_to_tokens";
-  FILE* pipe = popen((path + " no_such_dir/no_such_file.txt 2>&1").c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr);
-  std::string output;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  const int status = pclose(pipe);
-  BOOST_TEST(WIFEXITED(status));
-  BOOST_TEST(WEXITSTATUS(status) == 1);
-  BOOST_TEST(output.starts_with("lesson_text_to_tokens: "), output);
-  BOOST_TEST(output.find("no_such_dir/no_such_file.txt") != std::string::npos, output);
+  const Finished finished = run("text_to_tokens", "no_such_dir/no_such_file.txt 2>&1");
+  BOOST_TEST(finished.exit_code == 1);
+  BOOST_TEST(finished.output.starts_with("lesson_text_to_tokens: "), finished.output);
+  BOOST_TEST(finished.output.find("no_such_dir/no_such_file.txt") != std::string::npos, finished.output);
 }
 
 // Regression: `lesson_gpt --help` printed "lesson_gpt: stoll", and the lessons that read a text
@@ -165,16 +173,11 @@ BOOST_AUTO_TEST_CASE(a_lesson_given_help_prints_its_usage_and_a_bad_step_count_i
     const std::string output = run_lesson(name, "--help");
     BOOST_TEST(output.starts_with("usage: lesson_" + name + " ["), output);
   }
-  const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_gpt";
-  FILE* pipe = popen((path + " ten 2>&1").c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr);
-  std::string output;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  const int status = pclose(pipe);
-  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1));
-  BOOST_TEST(output == "lesson_gpt: MAX_ITERS must be a whole number of at least 0, got 'ten'\n");
+  const Finished finished = run("gpt", "ten 2>&1");
+  BOOST_TEST(finished.exit_code == 1);
+  BOOST_TEST(finished.output == "lesson_gpt: MAX_ITERS must be a whole number of at least 0, got 'ten'\n");
 }
+
 // A lesson nobody can find is not a lesson: each program has its PyTorch twin and its fixture,
 // and the README's table gives the command that runs it.
 BOOST_AUTO_TEST_CASE(every_lesson_has_a_twin_a_fixture_and_a_line_in_the_readme) {
