@@ -424,6 +424,13 @@ Tensor fill_by_mask(const Tensor& x, const Tensor& mask, const Tensor& value) {
     const T v = value.data_ptr<T>()[0];
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
+    if (period == 1) {  // one flag for every element: a fill or a copy, not a loop of runs of 1
+      if (m[0] != 0)
+        std::fill_n(o, x.numel(), v);
+      else
+        std::copy_n(in, x.numel(), o);
+      return;
+    }
     const int64_t grain = std::max<int64_t>(1, detail::kGrainSize / std::max<int64_t>(period, 1));
     detail::parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) fill_run(in + b * period, m, v, period, o + b * period);

@@ -76,9 +76,11 @@ Tensor transposed_matrices(const Tensor& a, const Shape& out_shape) {
   const int64_t batch = size == 0 ? 0 : a.numel() / size;
   constexpr int64_t kTile = 16;
   dispatch(a.dtype(), [&]<typename T>() {
+    const T* from = a.data_ptr<T>();
+    T* to = out.data_ptr<T>();
     for (int64_t m = 0; m < batch; ++m) {
-      const T* src = a.data_ptr<T>() + m * size;
-      T* dst = out.data_ptr<T>() + m * size;
+      const T* src = from + m * size;
+      T* dst = to + m * size;
       for (int64_t i0 = 0; i0 < rows; i0 += kTile)
         for (int64_t j0 = 0; j0 < cols; j0 += kTile)
           for (int64_t i = i0; i < std::min(i0 + kTile, rows); ++i)
@@ -93,6 +95,10 @@ Tensor permuted_copy(const Tensor& a, const std::vector<int64_t>& dims) {
   const auto ndim = static_cast<int64_t>(dims.size());
   bool last_two_swapped = ndim >= 2 && dims[ndim - 2] == ndim - 1 && dims[ndim - 1] == ndim - 2;
   for (int64_t d = 0; d + 2 < ndim && last_two_swapped; ++d) last_two_swapped = dims[d] == d;
+  if (last_two_swapped) {  // tiles pay off from 8 elements; [.., 1, n] keeps its order anyway
+    const int64_t rows = a.shape()[ndim - 2], cols = a.shape()[ndim - 1];
+    last_two_swapped = rows > 1 && cols > 1 && rows * cols >= 8;
+  }
   const std::vector<int64_t> a_strides = detail::contiguous_strides(a.shape());
   Shape out_shape;
   std::vector<int64_t> strides;
