@@ -121,6 +121,19 @@ BOOST_AUTO_TEST_CASE(layer_norm_backward_matches_finite_differences) {
   BOOST_TEST(gradcheck([](const V& x) { return F::layer_norm(x[0], {4}, x[1]); }, {inputs[0], inputs[1]}));
 }
 
+// Regression: over rows of 0 elements the weight and bias got undefined gradients; PyTorch's
+// (torch 1.13: layer_norm of randn(2, 0) over [0], then sum().backward()) are empty tensors.
+BOOST_AUTO_TEST_CASE(layer_norm_over_rows_of_no_elements_gives_empty_weight_and_bias_gradients) {
+  Tensor x = zeros({2, 0}).requires_grad_(), w = ones({0}).requires_grad_(), b = zeros({0}).requires_grad_();
+  F::layer_norm(x, {0}, w, b).sum().backward();
+  BOOST_TEST_REQUIRE(x.grad().defined());
+  BOOST_TEST_REQUIRE(w.grad().defined());
+  BOOST_TEST_REQUIRE(b.grad().defined());
+  BOOST_TEST(x.grad().shape() == Shape({2, 0}));
+  BOOST_TEST(w.grad().shape() == Shape({0}));
+  BOOST_TEST(b.grad().shape() == Shape({0}));
+}
+
 BOOST_AUTO_TEST_CASE(layer_norm_with_a_normalized_shape_that_does_not_fit_names_both_shapes) {
   const Tensor x = zeros({2, 3, 64});
   check_throws<std::invalid_argument>([&] { F::layer_norm(x, {128}); },
