@@ -1,6 +1,8 @@
 // The shared op helpers: checks, recording into the graph, broadcasting strides.
 #include "autograd/op_support.hpp"
 
+#include <algorithm>
+
 #include "autograd/ops.hpp"
 
 namespace minigrad::detail {
@@ -29,6 +31,14 @@ std::vector<int64_t> contiguous_strides(const Shape& shape) {
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * shape[d + 1];
   return strides;
+}
+
+bool repeats_over_leading_dims(const Shape& shape, const Shape& out) {
+  size_t first = 0;
+  while (first < shape.size() && shape[first] == 1) ++first;
+  const size_t kept = shape.size() - first;
+  return kept <= out.size() && std::equal(shape.begin() + static_cast<std::ptrdiff_t>(first), shape.end(),
+                                          out.end() - static_cast<std::ptrdiff_t>(kept));
 }
 
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {

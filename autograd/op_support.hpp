@@ -142,13 +142,17 @@ void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shap
 /// The strides of `shape` seen from the broadcast shape `out` (0 along stretched dims).
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
 
+/// True when `shape` is out's trailing dims (leading 1s of shape aside), so that it repeats
+/// unchanged over out's leading dims: a bias [C] of [B, T, C], a causal mask [T, T] of [B, T, T].
+bool repeats_over_leading_dims(const Shape& shape, const Shape& out);
+
 template <typename F>
 void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f) {
   const int64_t n = shape_numel(out_shape);
   if (n == 0) return;
   const bool a_same = a_shape == out_shape, b_same = b_shape == out_shape;
   const bool a_one = shape_numel(a_shape) == 1, b_one = shape_numel(b_shape) == 1;
-  // Fast paths: equal shapes, or one side a single number.
+  // Fast paths: equal shapes, one side a single number, or one side repeating.
   // One loop per case, so that each loop's offsets are plain and the compiler vectorises it.
   if (a_same && b_same) {
     for (int64_t i = 0; i < n; ++i) f(i, i, i);
@@ -161,6 +165,20 @@ void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shap
       for (int64_t i = 0; i < n; ++i) f(i, 0, i);
     else
       for (int64_t i = 0; i < n; ++i) f(i, 0, 0);
+    return;
+  }
+  // One side the whole shape, the other repeating over its leading dims: blocks of the short
+  // side's size, that side read from its start in each.
+  if (a_same && repeats_over_leading_dims(b_shape, out_shape)) {
+    const int64_t period = shape_numel(b_shape);
+    for (int64_t base = 0; base < n; base += period)
+      for (int64_t k = 0; k < period; ++k) f(base + k, base + k, k);
+    return;
+  }
+  if (b_same && repeats_over_leading_dims(a_shape, out_shape)) {
+    const int64_t period = shape_numel(a_shape);
+    for (int64_t base = 0; base < n; base += period)
+      for (int64_t k = 0; k < period; ++k) f(base + k, k, base + k);
     return;
   }
   // General case: an odometer over the output index, advancing each input's offset by its stride.

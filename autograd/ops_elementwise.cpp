@@ -394,46 +394,18 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 
 namespace {
 
-/// True when `mask` has the trailing dims of `shape` (leading 1s of the mask aside), so that it
-/// repeats unchanged over shape's leading dims: the causal [T, T] mask of a [B, T, T] tensor.
-bool repeats_over_leading_dims(const Shape& mask, const Shape& shape) {
-  size_t first = 0;
-  while (first < mask.size() && mask[first] == 1) ++first;
-  const size_t kept = mask.size() - first;
-  return kept <= shape.size() && std::equal(mask.begin() + static_cast<std::ptrdiff_t>(first), mask.end(),
-                                            shape.end() - static_cast<std::ptrdiff_t>(kept));
-}
-
-/// out[j] = mask[j] ? value : in[j] for j < n; the pointers do not alias, so the loop vectorises.
-template <typename T>
-void fill_run(const T* __restrict in, const uint8_t* __restrict mask, T value, int64_t n, T* __restrict out) {
-  for (int64_t j = 0; j < n; ++j) {
-    const T x = in[j];  // read whatever the mask says: a select, not a branch
-    out[j] = mask[j] != 0 ? value : x;
-  }
-}
-
-/// x with `value` (a 0-d tensor of x's dtype) wherever the mask is true. The mask holds x's
-/// trailing dims and repeats over the leading ones (its numel divides x's), so a broadcast mask
-/// is read in place, never expanded.
+/// x with `value` (a 0-d tensor of x's dtype) wherever the mask (broadcast to x's shape) is true.
+/// The mask is read in place through for_each_broadcast, never expanded.
 Tensor fill_by_mask(const Tensor& x, const Tensor& mask, const Tensor& value) {
   Tensor out = detail::new_tensor(x.shape(), x.dtype());
-  const int64_t period = mask.numel(), blocks = period == 0 ? 0 : x.numel() / period;
   dispatch(x.dtype(), [&]<typename T>() {
     const auto* m = reinterpret_cast<const uint8_t*>(mask.data_ptr<bool>());  // bytes: vectorised loads
     const T v = value.data_ptr<T>()[0];
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    if (period == 1) {  // one flag for every element: a fill or a copy, not a loop of runs of 1
-      if (m[0] != 0)
-        std::fill_n(o, x.numel(), v);
-      else
-        std::copy_n(in, x.numel(), o);
-      return;
-    }
-    const int64_t grain = std::max<int64_t>(1, detail::kGrainSize / std::max<int64_t>(period, 1));
-    detail::parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t b = begin; b < end; ++b) fill_run(in + b * period, m, v, period, o + b * period);
+    detail::for_each_broadcast(x.shape(), x.shape(), mask.shape(), [&](int64_t i, int64_t ix, int64_t im) {
+      const T element = in[ix];  // read whatever the mask says: a select, not a branch
+      o[i] = m[im] != 0 ? v : element;
     });
   });
   return out;
@@ -446,9 +418,7 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   check_mask(mask, "masked_fill");
   check(broadcast_shapes(a.shape(), mask.shape(), "masked_fill") == a.shape(), "masked_fill: mask of shape ",
         mask.shape(), " does not broadcast to the tensor's shape ", a.shape());
-  // The backward's own copy of the mask: as small as the mask when it repeats over leading dims.
-  const Tensor kept =
-      repeats_over_leading_dims(mask.shape(), a.shape()) ? mask.clone() : own_mask(mask, a.shape());
+  const Tensor kept = mask.clone();  // the backward's own copy, at the mask's size
   Tensor out = fill_by_mask(a, kept, scalar_tensor(value, {.dtype = a.dtype()}));
   return detail::record(
       out, "MaskedFillBackward0", {a}, [kept](const Tensor& grad, const std::vector<Tensor>&) {
