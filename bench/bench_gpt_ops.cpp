@@ -1,5 +1,6 @@
 // The GPT's own ops at the course's size (batch B 32, block T 64, n_embd 128, 4 heads of 32):
-// Dropout's masks, the attention's batched products and its causal softmax, each timed alone.
+// Dropout's masks, the attention's batched products, its causal softmax and LayerNorm, each timed
+// alone.
 //
 // Shapes: the feed-forward's hidden activations [B, T, 512]; the attention weights of all heads
 // [B, 4, T, T], seen as H = B * 4 = 128 matrices [T, T] = [64, 64]; queries, keys and values
@@ -97,6 +98,26 @@ void time_causal_softmax(benchmark::State& state, bool backward) {
 void gpt_softmax_causal(benchmark::State& state) { time_causal_softmax(state, false); }
 void gpt_softmax_causal_backward(benchmark::State& state) { time_causal_softmax(state, true); }
 
+// F.layer_norm(x, [128], w, b) on x [B, T, 128], optionally with its backward into x, w and b.
+void time_layer_norm(benchmark::State& state, bool backward) {
+  manual_seed(0);
+  Tensor x = randn({32, 64, 128}).requires_grad_(backward);
+  Tensor w = (randn({128}) * 0.1 + 1).requires_grad_(backward);
+  Tensor b = (randn({128}) * 0.1).requires_grad_(backward);
+  const Tensor g = randn({32, 64, 128});
+  for (auto _ : state) {
+    Tensor out = nn::functional::layer_norm(x, {128}, w, b);
+    if (backward) {
+      for (Tensor* t : {&x, &w, &b}) t->set_grad(Tensor());
+      out.backward(g);
+    }
+    benchmark::DoNotOptimize(out.data_ptr<float>());
+  }
+}
+
+void gpt_layer_norm(benchmark::State& state) { time_layer_norm(state, false); }
+void gpt_layer_norm_backward(benchmark::State& state) { time_layer_norm(state, true); }
+
 }  // namespace
 
 BENCHMARK(gpt_dropout_hidden)->Apply(repeated);
@@ -108,3 +129,5 @@ BENCHMARK(gpt_bmm_values)->Apply(repeated);
 BENCHMARK(gpt_bmm_values_backward)->Apply(repeated);
 BENCHMARK(gpt_softmax_causal)->Apply(repeated);
 BENCHMARK(gpt_softmax_causal_backward)->Apply(repeated);
+BENCHMARK(gpt_layer_norm)->Apply(repeated);
+BENCHMARK(gpt_layer_norm_backward)->Apply(repeated);

@@ -2,8 +2,9 @@
 //
 // The input [..., *normalized_shape] is R rows of M contiguous elements (M the product of
 // normalized_shape, R that of the leading dims). Each row gets its own mean mu and reciprocal
-// standard deviation rstd = 1 / sqrt(var + eps), computed in double and kept for the backward;
-// x_hat = (x - mu) * rstd is the normalised row, out = x_hat * weight + bias.
+// standard deviation rstd = 1 / sqrt(var + eps), computed in the input's dtype (as PyTorch's CPU
+// kernel) and kept for the backward; x_hat = (x - mu) * rstd is the normalised row,
+// out = x_hat * weight + bias.
 #include "nn/layer_norm.hpp"
 
 #include <algorithm>
@@ -56,18 +57,109 @@ std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input,
 /// Per row (mu, rstd), two doubles per row.
 using RowStats = std::vector<std::pair<double, double>>;
 
-/// The sum over j in [0, m) of term(j), in double: eight running sums (independent, so the compiler
-/// keeps them in vector registers), added in order at the end.
-template <typename Term>
-double sum_over_row(int64_t m, Term term) {
-  double part[8] = {};
+// The row kernels compute in the rows' dtype T (float rows in float, as PyTorch's CPU kernel),
+// but for the two row sums of the backward, in double: with float sums there, the 100-step course
+// lesson's sample parts from PyTorch's after 900 characters. Each sum keeps 16 running sums
+// (independent, so the compiler keeps them in vector registers), added in order at the end. They are
+// plain loops over pointers, inlined into an AVX2 and a baseline copy of each kernel (below).
+
+/// The sum over j in [0, m) of term(j), in A.
+template <typename A, typename Term>
+[[gnu::always_inline]] inline A sum_over_row(int64_t m, Term term) {
+  A part[16] = {};
   int64_t j = 0;
-  for (; j + 8 <= m; j += 8)
-    for (int lane = 0; lane < 8; ++lane) part[lane] += term(j + lane);
-  double total = 0.0;
-  for (double p : part) total += p;
+  for (; j + 16 <= m; j += 16)
+    for (int lane = 0; lane < 16; ++lane) part[lane] += term(j + lane);
+  A total = 0;
+  for (A p : part) total += p;
   for (; j < m; ++j) total += term(j);
   return total;
+}
+
+/// out = (x - mu) * rstd * w + b over rows [begin, end), each row's (mu, rstd) kept in stats;
+/// w and b may be null (no weight, no bias).
+template <typename T>
+[[gnu::always_inline]] inline void normalize_rows(const T* x, const T* w, const T* b, T* out, RowStats& stats,
+                                                  int64_t begin, int64_t end, int64_t m, double eps) {
+  for (int64_t r = begin; r < end; ++r) {
+    const T* xr = x + r * m;
+    T* y = out + r * m;
+    // two passes: the mean, then the squared deviations from it
+    const T mu =
+        sum_over_row<T>(m, [xr](int64_t j) [[gnu::always_inline]] { return xr[j]; }) / static_cast<T>(m);
+    const T var = sum_over_row<T>(
+                      m, [xr, mu](int64_t j) [[gnu::always_inline]] { return (xr[j] - mu) * (xr[j] - mu); }) /
+                  static_cast<T>(m);
+    const T rstd = T(1) / std::sqrt(var + static_cast<T>(eps));
+    stats[r] = {mu, rstd};
+    if (w && b) {  // the usual case, without a branch in the loop
+      for (int64_t j = 0; j < m; ++j) y[j] = (xr[j] - mu) * rstd * w[j] + b[j];
+      continue;
+    }
+    for (int64_t j = 0; j < m; ++j) {
+      T value = (xr[j] - mu) * rstd;
+      if (w) value *= w[j];
+      if (b) value += b[j];
+      y[j] = value;
+    }
+  }
+}
+
+/// The backward over rows [begin, end): grad_x's rows into out (when not null), and the rows' sums
+/// of grad * x_hat and of grad added into sum_w[m] and sum_b[m] (when not null).
+/// grad_x = rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) with g_hat = grad * w and
+/// x_hat = (x - mu) * rstd.
+template <typename T>
+[[gnu::always_inline]] inline void layer_norm_backward_rows(const T* x, const T* grad, const T* w,
+                                                            const RowStats& stats, T* out, T* sum_w, T* sum_b,
+                                                            int64_t begin, int64_t end, int64_t m) {
+  for (int64_t r = begin; r < end; ++r) {
+    const T mu = static_cast<T>(stats[r].first), rstd = static_cast<T>(stats[r].second);
+    const T *xr = x + r * m, *gr = grad + r * m;
+    auto g_hat = [gr, w](int64_t j) [[gnu::always_inline]] { return gr[j] * w[j]; };
+    auto x_hat = [xr, mu, rstd](int64_t j) [[gnu::always_inline]] { return (xr[j] - mu) * rstd; };
+    if (out) {
+      const double mean_g =
+          sum_over_row<double>(m, [&](int64_t j) [[gnu::always_inline]] { return double(g_hat(j)); }) /
+          static_cast<double>(m);
+      const double mean_gx =
+          sum_over_row<double>(m,
+                               [&](int64_t j) [[gnu::always_inline]] {
+                                 return double(g_hat(j)) * ((xr[j] - double(mu)) * double(rstd));
+                               }) /
+          static_cast<double>(m);
+      const T mg = static_cast<T>(mean_g), mgx = static_cast<T>(mean_gx);
+      T* o = out + r * m;
+      for (int64_t j = 0; j < m; ++j) o[j] = rstd * (g_hat(j) - mg - x_hat(j) * mgx);
+    }
+    if (sum_w)
+      for (int64_t j = 0; j < m; ++j) sum_w[j] += gr[j] * x_hat(j);
+    if (sum_b)
+      for (int64_t j = 0; j < m; ++j) sum_b[j] += gr[j];
+  }
+}
+
+// The kernels as called: an AVX2 copy and a baseline one of each, picked when the program loads.
+[[gnu::target_clones("avx2", "default")]] void layer_norm_rows(const float* x, const float* w, const float* b,
+                                                               float* out, RowStats& stats, int64_t begin,
+                                                               int64_t end, int64_t m, double eps) {
+  normalize_rows(x, w, b, out, stats, begin, end, m, eps);
+}
+[[gnu::target_clones("avx2", "default")]] void layer_norm_rows(const double* x, const double* w,
+                                                               const double* b, double* out, RowStats& stats,
+                                                               int64_t begin, int64_t end, int64_t m,
+                                                               double eps) {
+  normalize_rows(x, w, b, out, stats, begin, end, m, eps);
+}
+[[gnu::target_clones("avx2", "default")]] void layer_norm_backward_block(
+    const float* x, const float* grad, const float* w, const RowStats& stats, float* out, float* sum_w,
+    float* sum_b, int64_t begin, int64_t end, int64_t m) {
+  layer_norm_backward_rows(x, grad, w, stats, out, sum_w, sum_b, begin, end, m);
+}
+[[gnu::target_clones("avx2", "default")]] void layer_norm_backward_block(
+    const double* x, const double* grad, const double* w, const RowStats& stats, double* out, double* sum_w,
+    double* sum_b, int64_t begin, int64_t end, int64_t m) {
+  layer_norm_backward_rows(x, grad, w, stats, out, sum_w, sum_b, begin, end, m);
 }
 
 /// Rows per piece of a parallel loop over rows of length m: PyTorch's grain size in elements.
@@ -75,8 +167,12 @@ int64_t row_grain(int64_t m) {
   return std::max<int64_t>(1, minigrad::detail::kGrainSize / std::max<int64_t>(m, 1));
 }
 
+/// Rows per block of the backward: each block sums grad * x_hat and grad over its own rows in T,
+/// and the blocks' sums are added in block order in double, so grad_w and grad_b are the same on
+/// every thread count.
+constexpr int64_t kRowsPerBlock = 32;
+
 /// grad_x, grad_w, grad_b of layer_norm (each only where its tensor requires grad):
-/// grad_x = rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) with g_hat = grad * w,
 /// grad_w = sum over rows of grad * x_hat, grad_b = sum over rows of grad.
 std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vector<Tensor>& inputs,
                                         const RowStats& stats, int64_t m) {
@@ -86,70 +182,33 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
   const bool want_w = w.defined() && w.requires_grad(), want_b = b.defined() && b.requires_grad();
   std::vector<double> sum_w(m, 0.0), sum_b(m, 0.0);
   const auto rows = static_cast<int64_t>(stats.size());
+  const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
-    const T *xs = x.data_ptr<T>(), *gs = grad.data_ptr<T>();
-    std::vector<double> weight(m, 1.0);  // no weight: g_hat = grad
-    if (w.defined())
-      for (int64_t j = 0; j < m; ++j) weight[j] = w.data_ptr<T>()[j];
-    if (grad_x.defined()) {
-      T* out = grad_x.data_ptr<T>();
-      minigrad::detail::parallel_for(rows, row_grain(m), [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const double mu = stats[r].first, rstd = stats[r].second;  // not bound: the lambdas capture them
-          const T *xr = xs + r * m, *gr = gs + r * m;
-          auto g_hat = [&](int64_t j) { return gr[j] * weight[j]; };
-          auto x_hat = [&](int64_t j) { return (xr[j] - mu) * rstd; };
-          const double mean_g = sum_over_row(m, g_hat) / static_cast<double>(m);
-          const double mean_gx =
-              sum_over_row(m, [&](int64_t j) { return g_hat(j) * x_hat(j); }) / static_cast<double>(m);
-          T* o = out + r * m;
-          for (int64_t j = 0; j < m; ++j)
-            o[j] = static_cast<T>(rstd * (g_hat(j) - mean_g - x_hat(j) * mean_gx));
-        }
-      });
-    }
-    if (!want_w && !want_b) return;
-    for (int64_t r = 0; r < rows; ++r) {  // in row order: the same sums on every thread count
-      const auto [mu, rstd] = stats[r];
-      const T *xr = xs + r * m, *gr = gs + r * m;
-      for (int64_t j = 0; j < m; ++j) {
-        sum_w[j] += gr[j] * ((xr[j] - mu) * rstd);
-        sum_b[j] += gr[j];
+    // each block's sums: [blocks, m] for the weight's, then [blocks, m] for the bias's
+    std::vector<T> block_sums((want_w || want_b) ? 2 * blocks * m : 0, T(0));
+    T* out = grad_x.defined() ? grad_x.data_ptr<T>() : nullptr;
+    const std::vector<T> ones(w.defined() ? 0 : m, T(1));  // no weight: g_hat = grad
+    const T *xs = x.data_ptr<T>(), *gs = grad.data_ptr<T>(),
+            *ws = w.defined() ? w.data_ptr<T>() : ones.data();
+    const int64_t grain = std::max<int64_t>(1, row_grain(m) / kRowsPerBlock);
+    minigrad::detail::parallel_for(blocks, grain, [&](int64_t first, int64_t last) {
+      for (int64_t k = first; k < last; ++k) {
+        T* sw = want_w ? block_sums.data() + k * m : nullptr;
+        T* sb = want_b ? block_sums.data() + (blocks + k) * m : nullptr;
+        layer_norm_backward_block(xs, gs, ws, stats, out, sw, sb, k * kRowsPerBlock,
+                                  std::min(rows, (k + 1) * kRowsPerBlock), m);
       }
-    }
+    });
+    for (int64_t k = 0; k < blocks && (want_w || want_b); ++k)
+      for (int64_t j = 0; j < m; ++j) {
+        sum_w[j] += block_sums[k * m + j];
+        sum_b[j] += block_sums[(blocks + k) * m + j];
+      }
   });
   auto as_tensor = [](bool wanted, const std::vector<double>& v, const Tensor& like) {
     return wanted ? tensor(v, like.shape(), {.dtype = like.dtype()}) : Tensor();
   };
   return {grad_x, as_tensor(want_w, sum_w, w), as_tensor(want_b, sum_b, b)};
-}
-
-/// out = (x - mu) * rstd * w + b over rows [begin, end), each row's (mu, rstd) kept in stats;
-/// w and b may be null (no weight, no bias).
-template <typename T>
-void normalize_rows(const T* x, const T* w, const T* b, T* out, RowStats& stats, int64_t begin, int64_t end,
-                    int64_t m, double eps) {
-  for (int64_t r = begin; r < end; ++r) {
-    const T* xr = x + r * m;
-    T* y = out + r * m;
-    // two passes: the mean, then the squared deviations from it
-    const double mu =
-        sum_over_row(m, [&](int64_t j) { return static_cast<double>(xr[j]); }) / static_cast<double>(m);
-    const double var =
-        sum_over_row(m, [&](int64_t j) { return (xr[j] - mu) * (xr[j] - mu); }) / static_cast<double>(m);
-    const double rstd = 1.0 / std::sqrt(var + eps);
-    stats[r] = {mu, rstd};
-    if (w && b) {  // the usual case, without a branch in the loop
-      for (int64_t j = 0; j < m; ++j) y[j] = static_cast<T>((xr[j] - mu) * rstd * w[j] + b[j]);
-      continue;
-    }
-    for (int64_t j = 0; j < m; ++j) {
-      double value = (xr[j] - mu) * rstd;
-      if (w) value *= w[j];
-      if (b) value += b[j];
-      y[j] = static_cast<T>(value);
-    }
-  }
 }
 
 }  // namespace
@@ -165,7 +224,7 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
             *b = bias.defined() ? bias.data_ptr<T>() : nullptr;
     T* y = out.data_ptr<T>();
     minigrad::detail::parallel_for(rows, row_grain(m), [&](int64_t begin, int64_t end) {
-      normalize_rows(x, w, b, y, *stats, begin, end, m, eps);
+      layer_norm_rows(x, w, b, y, *stats, begin, end, m, eps);
     });
   });
   return minigrad::detail::record(out, "NativeLayerNormBackward0", {input, weight, bias},

@@ -143,6 +143,21 @@ def causal_softmax(backward):
     return call
 
 
+def layer_norm(backward):
+    torch.manual_seed(0)
+    x = torch.randn(32, 64, 128, requires_grad=backward)
+    w = (torch.randn(128) * 0.1 + 1).requires_grad_(backward)
+    b = (torch.randn(128) * 0.1).requires_grad_(backward)
+    g = torch.randn(32, 64, 128)
+    if not backward:
+        return lambda: F.layer_norm(x, [128], w, b)
+
+    def call():
+        x.grad = w.grad = b.grad = None
+        F.layer_norm(x, [128], w, b).backward(g)
+    return call
+
+
 def gpt_ops():
     """(name, description, maker) of bench_gpt_ops.cpp's workloads, in its order."""
     return [
@@ -157,6 +172,8 @@ def gpt_ops():
         ("gpt_softmax_causal", "causal masked_fill + softmax [128,64,64]", lambda: causal_softmax(False)),
         ("gpt_softmax_causal_backward", "causal masked_fill + softmax + backward [128,64,64]",
          lambda: causal_softmax(True)),
+        ("gpt_layer_norm", "layer_norm [32,64,128]", lambda: layer_norm(False)),
+        ("gpt_layer_norm_backward", "layer_norm + backward [32,64,128]", lambda: layer_norm(True)),
     ]
 
 
