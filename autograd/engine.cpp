@@ -107,6 +107,25 @@ Node::~Node() {
 
 namespace {
 
+// While a node's backward runs: for each of its inputs, the gradient its other uses have summed
+// so far, if only the walk holds it (no other handle, no shared storage), so that the backward may
+// add its share into it in place (detail::gradient_to_add_into); nullptr otherwise. None under
+// anomaly detection, which checks each returned gradient.
+thread_local std::vector<Tensor*> sums_to_add_into;
+
+struct OfferSums {
+  OfferSums(const Node& node, std::unordered_map<TensorImpl*, Tensor>& pending) {
+    sums_to_add_into.assign(node.inputs.size(), nullptr);
+    for (size_t i = 0; i < node.inputs.size() && !detail::anomaly_enabled; ++i) {
+      auto found = node.inputs[i].defined() ? pending.find(node.inputs[i].impl()) : pending.end();
+      if (found != pending.end() && found->second.impl_ptr().use_count() == 1 &&
+          found->second.impl()->storage.use_count() == 1)
+        sums_to_add_into[i] = &found->second;
+    }
+  }
+  ~OfferSums() { sums_to_add_into.clear(); }
+};
+
 // The seed of the walk: the caller's gradient for the output, or 1 for a scalar output.
 Tensor backward_seed(const Tensor& output, const Tensor& gradient) {
   check<std::runtime_error>(output.defined(), "backward: called on an undefined tensor");
@@ -144,7 +163,11 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
                             "backward. Pass retain_graph = true to the first call if you need to do this.");
   check_versions(*node);
 
-  std::vector<Tensor> input_grads = node->backward(grad, node->inputs);
+  std::vector<Tensor> input_grads;
+  {
+    const OfferSums offer(*node, pending);
+    input_grads = node->backward(grad, node->inputs);
+  }
   assert(input_grads.size() == node->inputs.size());
   if (detail::anomaly_enabled) detail::check_backward_result(*node, input_grads);  // nan or inf: throw here
   for (size_t i = 0; i < node->inputs.size(); ++i) {
@@ -167,6 +190,10 @@ void run_post_accumulate_grad_hooks(Tensor leaf) {
 }
 
 }  // namespace
+
+Tensor* detail::gradient_to_add_into(size_t i) {
+  return i < sums_to_add_into.size() ? sums_to_add_into[i] : nullptr;
+}
 
 // As micrograd's backward: order the tensors, seed the output, then visit each tensor once,
 // outputs before inputs.

@@ -121,6 +121,13 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
 /// an op's output (never the output itself, which would own the node that owns the lambda).
 Tensor saved(const Tensor& t);
 
+/// While an op's backward runs: the gradient that the other uses of its input `i` have already
+/// summed, when the backward may add its own share into it in place and return an undefined
+/// tensor for that input instead (a matrix product's grad_input as C += A @ B saves a separate
+/// add over the whole gradient); nullptr otherwise, and always outside a backward. Set by the
+/// backward engine for a sum that nothing but the walk holds, of the input's dtype and shape.
+Tensor* gradient_to_add_into(size_t i);
+
 /// Data converted to dtype (or the tensor itself if it already has it). Not recorded.
 Tensor convert(const Tensor& t, Dtype dtype);
 

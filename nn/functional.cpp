@@ -50,19 +50,22 @@ void check_linear(const Tensor& input, const Tensor& weight, const Tensor& bias)
 }
 
 // grad_x = grad @ W ([N, O] @ [O, I]), grad_W = grad^T @ x ([O, N] @ [N, I]), grad_b = column
-// sums of grad; each only for an input that requires grad.
+// sums of grad; each only for an input that requires grad. grad_x is added by the GEMM into the
+// gradient x's other uses have summed, when the engine offers it (the keys, queries and values of
+// all heads read the same x).
 std::vector<Tensor> linear_backward(const Tensor& grad, const std::vector<Tensor>& inputs, int64_t rows) {
   const Tensor &x = inputs[0], &w = inputs[1], &b = inputs[2];
   const int64_t in_features = w.size(1), out_features = w.size(0);
-  Tensor grad_x = x.requires_grad() ? minigrad::detail::new_tensor(x.shape(), x.dtype()) : Tensor();
+  Tensor* sum_x = x.requires_grad() ? minigrad::detail::gradient_to_add_into(0) : nullptr;
+  Tensor grad_x = x.requires_grad() && !sum_x ? minigrad::detail::new_tensor(x.shape(), x.dtype()) : Tensor();
   Tensor grad_w = w.requires_grad() ? minigrad::detail::new_tensor(w.shape(), w.dtype()) : Tensor();
   Tensor grad_b = b.defined() && b.requires_grad() ? zeros(b.shape(), {.dtype = b.dtype()}) : Tensor();
 
   dispatch_floating(grad.dtype(), "linear backward", [&]<typename T>() {
     const T* g = grad.data_ptr<T>();
-    if (grad_x.defined())
-      minigrad::detail::gemm<T>(false, false, rows, in_features, out_features, g, w.data_ptr<T>(), false,
-                                grad_x.data_ptr<T>());
+    if (x.requires_grad())
+      minigrad::detail::gemm<T>(false, false, rows, in_features, out_features, g, w.data_ptr<T>(),
+                                /*accumulate=*/sum_x != nullptr, (sum_x ? *sum_x : grad_x).data_ptr<T>());
     if (grad_w.defined())
       minigrad::detail::gemm<T>(true, false, out_features, in_features, rows, g, x.data_ptr<T>(), false,
                                 grad_w.data_ptr<T>());

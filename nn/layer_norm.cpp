@@ -105,14 +105,16 @@ template <typename T>
   }
 }
 
-/// The backward over rows [begin, end): grad_x's rows into out (when not null), and the rows' sums
+/// The backward over rows [begin, end): grad_x's rows into out (when not null; added to what out
+/// holds when add_into_out), and the rows' sums
 /// of grad * x_hat and of grad added into sum_w[m] and sum_b[m] (when not null).
 /// grad_x = rstd * (g_hat - mean(g_hat) - x_hat * mean(g_hat * x_hat)) with g_hat = grad * w and
 /// x_hat = (x - mu) * rstd.
 template <typename T>
 [[gnu::always_inline]] inline void layer_norm_backward_rows(const T* x, const T* grad, const T* w,
-                                                            const RowStats& stats, T* out, T* sum_w, T* sum_b,
-                                                            int64_t begin, int64_t end, int64_t m) {
+                                                            const RowStats& stats, T* out, bool add_into_out,
+                                                            T* sum_w, T* sum_b, int64_t begin, int64_t end,
+                                                            int64_t m) {
   for (int64_t r = begin; r < end; ++r) {
     const T mu = static_cast<T>(stats[r].first), rstd = static_cast<T>(stats[r].second);
     const T *xr = x + r * m, *gr = grad + r * m;
@@ -130,7 +132,10 @@ template <typename T>
           static_cast<double>(m);
       const T mg = static_cast<T>(mean_g), mgx = static_cast<T>(mean_gx);
       T* o = out + r * m;
-      for (int64_t j = 0; j < m; ++j) o[j] = rstd * (g_hat(j) - mg - x_hat(j) * mgx);
+      if (add_into_out)
+        for (int64_t j = 0; j < m; ++j) o[j] += rstd * (g_hat(j) - mg - x_hat(j) * mgx);
+      else
+        for (int64_t j = 0; j < m; ++j) o[j] = rstd * (g_hat(j) - mg - x_hat(j) * mgx);
     }
     if (sum_w)
       for (int64_t j = 0; j < m; ++j) sum_w[j] += gr[j] * x_hat(j);
@@ -152,14 +157,14 @@ template <typename T>
   normalize_rows(x, w, b, out, stats, begin, end, m, eps);
 }
 [[gnu::target_clones("avx2", "default")]] void layer_norm_backward_block(
-    const float* x, const float* grad, const float* w, const RowStats& stats, float* out, float* sum_w,
-    float* sum_b, int64_t begin, int64_t end, int64_t m) {
-  layer_norm_backward_rows(x, grad, w, stats, out, sum_w, sum_b, begin, end, m);
+    const float* x, const float* grad, const float* w, const RowStats& stats, float* out, bool add_into_out,
+    float* sum_w, float* sum_b, int64_t begin, int64_t end, int64_t m) {
+  layer_norm_backward_rows(x, grad, w, stats, out, add_into_out, sum_w, sum_b, begin, end, m);
 }
 [[gnu::target_clones("avx2", "default")]] void layer_norm_backward_block(
-    const double* x, const double* grad, const double* w, const RowStats& stats, double* out, double* sum_w,
-    double* sum_b, int64_t begin, int64_t end, int64_t m) {
-  layer_norm_backward_rows(x, grad, w, stats, out, sum_w, sum_b, begin, end, m);
+    const double* x, const double* grad, const double* w, const RowStats& stats, double* out,
+    bool add_into_out, double* sum_w, double* sum_b, int64_t begin, int64_t end, int64_t m) {
+  layer_norm_backward_rows(x, grad, w, stats, out, add_into_out, sum_w, sum_b, begin, end, m);
 }
 
 /// Rows per piece of a parallel loop over rows of length m: PyTorch's grain size in elements.
@@ -173,12 +178,14 @@ int64_t row_grain(int64_t m) {
 constexpr int64_t kRowsPerBlock = 32;
 
 /// grad_x, grad_w, grad_b of layer_norm (each only where its tensor requires grad):
-/// grad_w = sum over rows of grad * x_hat, grad_b = sum over rows of grad.
+/// grad_w = sum over rows of grad * x_hat, grad_b = sum over rows of grad. grad_x is added into
+/// the gradient x's other uses have summed, when the engine offers it (a residual connection).
 std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vector<Tensor>& inputs,
                                         const RowStats& stats, int64_t m) {
   const Tensor &x = inputs[0], &w = inputs[1], &b = inputs[2];
   const Tensor grad = minigrad::detail::convert(grad_out, x.dtype());
-  Tensor grad_x = x.requires_grad() ? minigrad::detail::new_tensor(x.shape(), x.dtype()) : Tensor();
+  Tensor* sum_x = x.requires_grad() ? minigrad::detail::gradient_to_add_into(0) : nullptr;
+  Tensor grad_x = x.requires_grad() && !sum_x ? minigrad::detail::new_tensor(x.shape(), x.dtype()) : Tensor();
   const bool want_w = w.defined() && w.requires_grad(), want_b = b.defined() && b.requires_grad();
   std::vector<double> sum_w(m, 0.0), sum_b(m, 0.0);
   const auto rows = static_cast<int64_t>(stats.size());
@@ -186,7 +193,7 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
   dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
     // each block's sums: [blocks, m] for the weight's, then [blocks, m] for the bias's
     std::vector<T> block_sums((want_w || want_b) ? 2 * blocks * m : 0, T(0));
-    T* out = grad_x.defined() ? grad_x.data_ptr<T>() : nullptr;
+    T* out = sum_x ? sum_x->data_ptr<T>() : grad_x.defined() ? grad_x.data_ptr<T>() : nullptr;
     const std::vector<T> ones(w.defined() ? 0 : m, T(1));  // no weight: g_hat = grad
     const T *xs = x.data_ptr<T>(), *gs = grad.data_ptr<T>(),
             *ws = w.defined() ? w.data_ptr<T>() : ones.data();
@@ -195,7 +202,7 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
       for (int64_t k = first; k < last; ++k) {
         T* sw = want_w ? block_sums.data() + k * m : nullptr;
         T* sb = want_b ? block_sums.data() + (blocks + k) * m : nullptr;
-        layer_norm_backward_block(xs, gs, ws, stats, out, sw, sb, k * kRowsPerBlock,
+        layer_norm_backward_block(xs, gs, ws, stats, out, sum_x != nullptr, sw, sb, k * kRowsPerBlock,
                                   std::min(rows, (k + 1) * kRowsPerBlock), m);
       }
     });

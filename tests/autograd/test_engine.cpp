@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
+#include "autograd/random.hpp"
+#include "nn/functional.hpp"
 
 using namespace minigrad;
 
@@ -74,6 +77,52 @@ BOOST_AUTO_TEST_CASE(a_leafs_grad_never_shares_memory_with_another_tensor) {
   y.grad().fill_(7.0);
   BOOST_TEST(w.grad().to_vector<float>() == (std::vector<float>{1.0f, 1.0f}),
              boost::test_tools::per_element());
+}
+
+// A tensor read by several linear layers and a LayerNorm (as the keys, queries and values of all
+// heads and the residual read one x): their backwards add their shares into the sum the walk
+// holds, in place. The gradient is the sum of the shares, each computed by a backward of its own.
+BOOST_AUTO_TEST_CASE(shares_added_in_place_sum_to_the_shares_of_separate_backwards) {
+  namespace F = minigrad::nn::functional;
+  Generator generator(3);
+  const Tensor x0 = randn({4, 5, 8}, generator, {.dtype = kFloat64});
+  std::vector<Tensor> weights;
+  for (int i = 0; i < 3; ++i) weights.push_back(randn({6, 8}, generator, {.dtype = kFloat64}));
+  const Tensor g = randn({4, 5, 6}, generator, {.dtype = kFloat64});
+  const Tensor g_norm = randn({4, 5, 8}, generator, {.dtype = kFloat64});
+  auto share = [&](int use) {  // one use's share of the gradient of h = 2 x, as dL/dx
+    Tensor x = x0.clone().requires_grad_();
+    const Tensor h = x * 2.0;
+    if (use < 3) (F::linear(h, weights[use]) * g).sum().backward();
+    if (use == 3) (F::layer_norm(h, {8}) * g_norm).sum().backward();
+    if (use == 4) h.sum().backward();
+    return x.grad();
+  };
+  Tensor expected = share(0);
+  for (int use = 1; use < 5; ++use) expected = expected + share(use);
+
+  Tensor x = x0.clone().requires_grad_();
+  const Tensor h = x * 2.0;
+  Tensor loss = h.sum() + (F::layer_norm(h, {8}) * g_norm).sum();
+  for (const Tensor& w : weights) loss = loss + (F::linear(h, w) * g).sum();
+  loss.backward();
+  BOOST_TEST(x.grad().allclose(expected, 1e-12, 1e-12));
+}
+
+// Adding in place must never write into a tensor anyone but the walk holds: here the seed the
+// caller passed, which add's backward hands on unchanged as the first share of h's gradient.
+BOOST_AUTO_TEST_CASE(a_share_is_never_added_into_the_callers_gradient) {
+  namespace F = minigrad::nn::functional;
+  Tensor x = tensor({{1.0, 2.0}, {3.0, 4.0}}).requires_grad_();
+  const Tensor w = tensor({{1.0, 0.0}, {0.0, 1.0}});
+  const Tensor h = x * 1.0;
+  const Tensor out = h + F::linear(h, w);  // h's gradient: seed (from add), then seed @ w
+  const Tensor seed = tensor({{1.0, 1.0}, {1.0, 1.0}});
+  out.backward(seed);
+  BOOST_TEST(seed.to_vector<float>() == (std::vector<float>{1, 1, 1, 1}), boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<float>() == (std::vector<float>{2, 2, 2, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(detail::gradient_to_add_into(0) == nullptr);  // only offered while a backward runs
 }
 
 BOOST_AUTO_TEST_CASE(chain_of_100000_ops_does_not_overflow_the_stack) {
