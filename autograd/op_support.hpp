@@ -136,10 +136,16 @@ Tensor convert(const Tensor& t, Dtype dtype);
 /// y is [inner, cols], or stored [cols, inner] and read transposed when trans_y (the BLAS
 /// transpose flags: no transposed copy is made). T is float or double (cblas_sgemm, cblas_dgemm)
 /// or int64_t (a plain loop). Zero sizes are handled here and never reach the BLAS; each size
-/// must be at most INT_MAX (the caller checks, naming its shapes). Defined in ops_matmul.cpp.
+/// must be at most INT_MAX (the caller checks, naming its shapes). Defined in machinery/gemm.cpp.
 template <typename T>
 void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
           bool accumulate, T* c);
+
+/// Products up to this many multiply-adds (rows x cols x inner) run on one thread: OpenBLAS's own
+/// threshold for threads (65,536 x 4 in interface/gemm.c of OpenBLAS 0.3.21). Larger ones are split
+/// over the threads (machinery/gemm.cpp); a batch of smaller ones is split by matrices (matmul):
+/// the attention's [64, 32] @ [32, 64] products are 131,072.
+constexpr int64_t kOneCoreProduct = 262144;
 
 /// Calls f(i_out, i_a, i_b) for every element of the broadcast result `out_shape`, with the
 /// offsets of the matching elements of a (shape a_shape) and b (shape b_shape).

@@ -7,9 +7,7 @@
 // float32 and float64 go through the BLAS (OpenBLAS by default, BLIS with MINIGRAD_BLAS=BLIS);
 // int64 through a plain loop.
 // The backward products read the operands transposed through the BLAS flags, never as copies.
-// detail::gemm, the library's one wrapper around the BLAS call, lives here too.
-#include <cblas.h>
-
+// detail::gemm, the library's one wrapper around the BLAS call, is in machinery/gemm.cpp.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -79,11 +77,6 @@ void for_each_matrix(const Plan& plan, F&& f) {
       [&](int64_t i, int64_t ia, int64_t ib) { f(i * out_size, ia * a_size, ib * b_size); });
 }
 
-// Products up to this many multiply-adds (n k m) run on one core inside OpenBLAS (its own
-// threshold for threads, 65,536 x 4 in interface/gemm.c of OpenBLAS 0.3.21), so a batch of them
-// is worth splitting over our threads: the attention's [64, 32] @ [32, 64] products are 131,072.
-constexpr int64_t kOneCoreProduct = 262144;
-
 // for_each_matrix with the batch split over the threads, when that is safe and pays: no operand
 // is broadcast (so each product writes its own output matrix, nothing is shared) and each product
 // is small enough that the BLAS would run it on one core anyway. A piece holds products worth at
@@ -93,7 +86,7 @@ void for_each_matrix_parallel(const Plan& plan, F&& f) {
   const int64_t work = plan.n * plan.k * plan.m;
   const bool independent =
       !plan.out_batch.empty() && plan.a_batch == plan.out_batch && plan.b_batch == plan.out_batch;
-  if (!independent || work > kOneCoreProduct) {
+  if (!independent || work > detail::kOneCoreProduct) {
     for_each_matrix(plan, f);
     return;
   }
@@ -120,124 +113,6 @@ const char* backward_name(int64_t a_dim, int64_t b_dim) {
 }
 
 }  // namespace
-
-namespace detail {
-
-namespace {
-
-// The BLAS entry points for one element type, so that gemm below is written once.
-template <typename T>
-struct Blas;
-template <>
-struct Blas<float> {
-  static constexpr auto gemm = cblas_sgemm;
-  static constexpr auto gemv = cblas_sgemv;
-  static constexpr auto ger = cblas_sger;
-};
-template <>
-struct Blas<double> {
-  static constexpr auto gemm = cblas_dgemm;
-  static constexpr auto gemv = cblas_dgemv;
-  static constexpr auto ger = cblas_dger;
-};
-
-// Below these sizes a product goes through the BLAS's level-2 routines (matrix-vector products and
-// rank-1 updates) instead of its GEMM. OpenBLAS's GEMM copies ("packs") the whole of y into a
-// blocked layout on every call, which for the course's [128, 512] weights costs about 20 us
-// whatever the number of rows; a matrix-vector product just streams y once. Measured with
-// OpenBLAS 0.3.21 on the [N,128] x [128,512] products and their backward shapes (bench/ and
-// docs/performance.md): gemv per row wins up to 4 rows (4.8 us for 1 row against 21.7 us for
-// the GEMM), rank-1 updates win up to 2 (8.9 us for 1 against 28.1 us). BLIS (MINIGRAD_BLAS=BLIS)
-// has its own unpacked path for skinny products, faster than its gemv (4.1 us for 1 row, 5.9 us
-// for 2 against 5.0 and 9.8), so there every product except a single column goes to its GEMM.
-#ifdef MINIGRAD_BLAS_BLIS
-constexpr int64_t kGemvMaxRows = 0;
-constexpr int64_t kGerMaxInner = 0;
-#else
-constexpr int64_t kGemvMaxRows = 4;
-constexpr int64_t kGerMaxInner = 2;
-#endif
-
-// The BLAS route, float or double. Every product here is y-major: each level-2 call is one row of
-// c (gemv over y), one column of c (gemv over x), or one term x[:, p] y[p, :] (ger).
-template <typename T>
-void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
-               bool accumulate, T* c) {
-  const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
-  const int r = static_cast<int>(rows), n = static_cast<int>(cols), k = static_cast<int>(inner);
-  // The level-2 routines get beta = 1 on a zeroed c rather than beta = 0: some BLAS builds scale
-  // c by beta, and 0 * nan would keep garbage from an uninitialised output.
-  if (rows <= kGemvMaxRows || cols == 1 || inner <= kGerMaxInner) {
-    if (!accumulate) std::fill_n(c, rows * cols, T(0));
-  }
-  if (rows <= kGemvMaxRows) {
-    // Row i of c is op(y)^T applied to row i of op(x).
-    for (int64_t i = 0; i < rows; ++i) {
-      const T* x_row = trans_x ? x + i : x + i * ldx;
-      const int inc_x = trans_x ? r : 1;
-      if (trans_y)  // y stored [cols, inner]: c_i = y @ x_i
-        Blas<T>::gemv(CblasRowMajor, CblasNoTrans, n, k, T(1), y, k, x_row, inc_x, T(1), c + i * cols, 1);
-      else  // y stored [inner, cols]: c_i = y^T @ x_i
-        Blas<T>::gemv(CblasRowMajor, CblasTrans, k, n, T(1), y, n, x_row, inc_x, T(1), c + i * cols, 1);
-    }
-  } else if (cols == 1) {
-    // c is one column: op(x) @ y, with y a vector of stride 1 whichever way it is stored.
-    if (trans_x)  // x stored [inner, rows]
-      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, r, T(1), x, r, y, 1, T(1), c, 1);
-    else
-      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, r, k, T(1), x, k, y, 1, T(1), c, 1);
-  } else if (inner <= kGerMaxInner) {
-    // c += column p of op(x) times row p of op(y), for each p.
-    for (int64_t p = 0; p < inner; ++p) {
-      const T* x_col = trans_x ? x + p * ldx : x + p;
-      const T* y_row = trans_y ? y + p : y + p * ldy;
-      Blas<T>::ger(CblasRowMajor, r, n, T(1), x_col, trans_x ? 1 : k, y_row, trans_y ? k : 1, c, n);
-    }
-  } else {
-    const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
-                          flag_y = trans_y ? CblasTrans : CblasNoTrans;
-    Blas<T>::gemm(CblasRowMajor, flag_x, flag_y, r, n, k, T(1), x, static_cast<int>(ldx), y,
-                  static_cast<int>(ldy), accumulate ? T(1) : T(0), c, n);
-  }
-}
-
-}  // namespace
-
-template <typename T>
-void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
-          bool accumulate, T* c) {
-  if (rows == 0 || cols == 0) return;
-  if (inner == 0) {  // an empty sum is 0; the BLAS would reject the zero leading dimension
-    if (!accumulate) std::fill_n(c, rows * cols, T(0));
-    return;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    blas_gemm(trans_x, trans_y, rows, cols, inner, x, y, accumulate, c);
-  } else {
-    // int64: the BLAS has no integer GEMM. Unsigned arithmetic wraps on overflow as PyTorch's
-    // int64 matmul does, without C++'s undefined behaviour for signed overflow.
-    const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
-    for (int64_t i = 0; i < rows; ++i) {
-      for (int64_t j = 0; j < cols; ++j) {
-        uint64_t total = accumulate ? static_cast<uint64_t>(c[i * cols + j]) : 0;
-        for (int64_t p = 0; p < inner; ++p) {
-          const T x_ip = trans_x ? x[p * ldx + i] : x[i * ldx + p];
-          const T y_pj = trans_y ? y[j * ldy + p] : y[p * ldy + j];
-          total += static_cast<uint64_t>(x_ip) * static_cast<uint64_t>(y_pj);
-        }
-        c[i * cols + j] = static_cast<T>(total);
-      }
-    }
-  }
-}
-
-template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float*, const float*, bool, float*);
-template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, const double*, const double*, bool,
-                           double*);
-template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, const int64_t*, const int64_t*, bool,
-                            int64_t*);
-
-}  // namespace detail
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   detail::check_defined(a, "matmul");

@@ -91,7 +91,7 @@ int main(int argc, char** argv) try {
       ->check(at_least(0));
   app.add_option("--input", input, "the text to learn");
   CLI11_PARSE(app, argc, argv);
-  if (threads > 0) set_num_threads(threads);  // our loops' threads and the BLAS's
+  if (threads > 0) set_num_threads(threads);  // our loops' threads, matrix products included
 
   manual_seed(seed);
 

@@ -310,7 +310,7 @@ int main(int argc, char** argv) try {
   add_flags(app, c, run);
   CLI11_PARSE(app, argc, argv);
   check_config(c, run);
-  if (run.threads > 0) set_num_threads(run.threads);  // our loops' threads and the BLAS's
+  if (run.threads > 0) set_num_threads(run.threads);  // our loops' threads, matrix products included
 
   // Data parallelism (README, "Several processes"): under mpirun every rank trains the same model
   // on its contiguous share of each batch, and only rank 0 prints and writes files.

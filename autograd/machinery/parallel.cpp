@@ -1,12 +1,14 @@
-// The thread pool behind detail::parallel_for: get_num_threads() - 1 workers started on first use,
-// each asleep on a condition variable until a loop hands out its pieces. The calling thread runs
-// piece 0 itself, worker w runs piece w, and the caller waits until all are done.
+// The thread pool behind detail::parallel_for: get_num_threads() - 1 workers started on first use.
+// The calling thread runs piece 0 itself, worker w runs piece w, and the caller waits until all
+// are done. A worker with nothing to do spins for kSpin, then sleeps on a condition variable; the
+// caller waits for the workers the same way.
 // One loop at a time: a second thread of the program that starts a loop while the pool is busy
 // runs its pieces itself, in order (the same pieces, so the same result).
 #include "autograd/machinery/parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -16,17 +18,18 @@
 
 #include "autograd/op_support.hpp"
 
-#ifdef MINIGRAD_BLAS_BLIS
-extern "C" void bli_thread_set_num_threads(int64_t n_threads);  // blis.h's declaration (dim_t)
-#else
-extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's cblas.h
-#endif
-
 namespace minigrad {
 
 namespace {
 
 using Body = void (*)(void*, int64_t, int64_t, int64_t);
+
+// A hint to the core that this thread is waiting (the x86 pause instruction).
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
 
 // PyTorch's default (intraop_default_num_threads, ATen/ParallelCommon.cpp): OMP_NUM_THREADS if set
 // to a positive number, else the cores.
@@ -61,12 +64,32 @@ void run_piece(Body body, void* context, int64_t n, int64_t pieces, int64_t piec
   inside_piece = outer;
 }
 
+// How long a waiting thread spins before it sleeps. A loop that follows within this time (the
+// next op of a training step, most often) finds the worker awake: with workers that slept at once,
+// LayerNorm over [2048, 128] took 110 us on 2 threads against 81 us on 1 (a wake-up costs tens of
+// microseconds in a virtual machine); spinning, it takes 43 us. A program that pauses, or a
+// second program on the same cores, gets them back soon after. Measured: docs/performance.md.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+// Spins until done() or kSpin has passed; true if done().
+template <typename Done>
+bool spin_until(Done done) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  while (!done()) {
+    for (int i = 0; i < 64; ++i) cpu_relax();
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+  }
+  return true;
+}
+
 class Pool {
  public:
   ~Pool() {
     {
       std::lock_guard lock(mutex_);
       stop_ = true;
+      ++generation_;
     }
     wake_.notify_all();
     for (std::thread& worker : workers_) worker.join();
@@ -76,16 +99,20 @@ class Pool {
   bool run(Body body, void* context, int64_t n, int64_t pieces) {
     std::unique_lock busy(submit_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
-    {
-      std::lock_guard lock(mutex_);
-      while (static_cast<int64_t>(workers_.size()) < pieces - 1)
-        workers_.emplace_back([this, index = workers_.size() + 1] { work(static_cast<int64_t>(index)); });
-      job_ = {body, context, n, pieces};
-      remaining_ = pieces - 1;
-      error_ = nullptr;
-      ++generation_;
+    while (static_cast<int64_t>(workers_.size()) < pieces - 1) {
+      const std::lock_guard lock(mutex_);  // a new worker starts at the current generation
+      workers_.emplace_back([this, index = workers_.size() + 1, seen = generation_.load()] {
+        work(static_cast<int64_t>(index), seen);
+      });
     }
-    wake_.notify_all();
+    job_ = {body, context, n, pieces};
+    error_ = nullptr;
+    remaining_ = static_cast<int64_t>(workers_.size());  // every worker reports, with a piece or without
+    ++generation_;
+    if (sleeping_ > 0) {
+      const std::lock_guard lock(mutex_);
+      wake_.notify_all();
+    }
 
     std::exception_ptr mine;
     try {
@@ -93,10 +120,13 @@ class Pool {
     } catch (...) {
       mine = std::current_exception();
     }
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return remaining_ == 0; });
+    if (!spin_until([this] { return remaining_ == 0; })) {
+      std::unique_lock lock(mutex_);
+      caller_sleeping_ = true;
+      done_.wait(lock, [this] { return remaining_ == 0; });
+      caller_sleeping_ = false;
+    }
     if (!mine) mine = error_;
-    lock.unlock();
     if (mine) std::rethrow_exception(mine);
     return true;
   }
@@ -108,37 +138,43 @@ class Pool {
     int64_t n = 0, pieces = 0;
   };
 
-  void work(int64_t piece) {
-    uint64_t seen = 0;
-    std::unique_lock lock(mutex_);
+  void work(int64_t piece, uint64_t seen) {
     while (true) {
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      if (piece >= job_.pieces) continue;
-      const Job job = job_;
-      lock.unlock();
-      std::exception_ptr failure;
-      try {
-        run_piece(job.body, job.context, job.n, job.pieces, piece);
-      } catch (...) {
-        failure = std::current_exception();
+      if (!spin_until([&] { return generation_ != seen; })) {
+        std::unique_lock lock(mutex_);
+        ++sleeping_;
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        --sleeping_;
       }
-      lock.lock();
-      if (failure && !error_) error_ = failure;
-      if (--remaining_ == 0) done_.notify_one();
+      seen = generation_;
+      if (stop_) return;
+      const Job job = job_;  // written before generation_ moved on, and kept until every worker reports
+      if (piece < job.pieces) {
+        try {
+          run_piece(job.body, job.context, job.n, job.pieces, piece);
+        } catch (...) {
+          const std::lock_guard lock(mutex_);
+          if (!error_) error_ = std::current_exception();
+        }
+      }
+      if (--remaining_ == 0 && caller_sleeping_) {
+        const std::lock_guard lock(mutex_);
+        done_.notify_one();
+      }
     }
   }
 
   std::mutex submit_;  // held by the one loop running
-  std::mutex mutex_;   // guards everything below
+  std::mutex mutex_;   // for sleeping and waking, and error_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   Job job_;
-  int64_t remaining_ = 0;
-  uint64_t generation_ = 0;
+  std::atomic<int64_t> remaining_ = 0;
+  std::atomic<uint64_t> generation_ = 0;  // a new job (or the stop) each time it moves on
+  std::atomic<int> sleeping_ = 0;
+  std::atomic<bool> caller_sleeping_ = false;
   std::exception_ptr error_;
-  bool stop_ = false;
+  bool stop_ = false;  // read by the workers after generation_ moves on
 };
 
 Pool& pool() {
@@ -151,11 +187,6 @@ Pool& pool() {
 void set_num_threads(int n) {
   detail::check(n >= 1, "set_num_threads: expected a positive number of threads, got ", n);
   num_threads() = n;
-#ifdef MINIGRAD_BLAS_BLIS
-  bli_thread_set_num_threads(n);
-#else
-  openblas_set_num_threads(n);
-#endif
 }
 
 int get_num_threads() { return num_threads(); }

@@ -13,8 +13,8 @@
 
 namespace minigrad {
 
-/// Sets the number of threads minigrad's loops use, and the BLAS's thread count with it
-/// (`torch.set_num_threads`). Throws std::invalid_argument unless n >= 1.
+/// Sets the number of threads minigrad's loops use, matrix products included: the BLAS itself
+/// runs on one thread (`torch.set_num_threads`). Throws std::invalid_argument unless n >= 1.
 void set_num_threads(int n);
 
 /// The number of threads minigrad's loops use (`torch.get_num_threads`). Until set_num_threads

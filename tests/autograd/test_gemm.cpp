@@ -1,14 +1,17 @@
-// Tests for detail::gemm (autograd/ops_matmul.cpp), the one wrapper around the BLAS that matmul
+// Tests for detail::gemm (autograd/machinery/gemm.cpp), the one wrapper around the BLAS that matmul
 // and linear share. It picks one of four routes by shape: a matrix-vector product per row (few
 // rows), one matrix-vector product (one column), rank-1 updates (short inner dimension), or the
 // BLAS's GEMM. Every route, both transpose flags and both accumulate modes are compared here with a
-// plain triple loop written from the definition c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j].
+// plain triple loop written from the definition c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j]; so are
+// the products large enough to be split over the threads, by rows or by columns, which must also
+// give the same bits on every thread count.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/op_support.hpp"
 
 namespace {
@@ -79,6 +82,47 @@ BOOST_AUTO_TEST_SUITE(gemm)
 BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) { check_all_routes<float>(1e-5); }
 
 BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) { check_all_routes<double>(1e-12); }
+
+// Shapes above kOneCoreProduct multiply-adds, so that 2 and 3 threads split them: by rows (more rows
+// than columns) or by columns, on the GEMM route, the one-column route (a split of rows into
+// matrix-vector products) and the rank-1 route (inner 1 and 2), with 1000 and 1001 for uneven blocks.
+BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_one_thread) {
+  struct Case {
+    int64_t rows, cols, inner;
+  };
+  const std::vector<Case> cases = {
+      {1001, 40, 64}, {40, 1001, 64}, {300000, 1, 3}, {1000, 1001, 1}, {1001, 700, 2}};
+  const int before = minigrad::get_num_threads();
+  int checked = 0;
+  for (const Case& k : cases)
+    for (int flags = 0; flags < 8; ++flags) {
+      const bool trans_x = flags & 1, trans_y = flags & 2, accumulate = flags & 4;
+      BOOST_REQUIRE(k.rows * k.cols * k.inner > minigrad::detail::kOneCoreProduct);
+      const auto x = values<float>(k.rows * k.inner, 1), y = values<float>(k.inner * k.cols, 2);
+      const auto c0 = values<float>(k.rows * k.cols, 3);
+      std::vector<std::vector<float>> results;
+      for (const int threads : {1, 2, 3}) {
+        minigrad::set_num_threads(threads);
+        std::vector<float> c =
+            accumulate ? c0 : std::vector<float>(k.rows * k.cols, std::numeric_limits<float>::quiet_NaN());
+        minigrad::detail::gemm<float>(trans_x, trans_y, k.rows, k.cols, k.inner, x.data(), y.data(),
+                                      accumulate, c.data());
+        results.push_back(c);
+      }
+      const auto want = reference(trans_x, trans_y, k.rows, k.cols, k.inner, x, y, c0, accumulate);
+      BOOST_TEST_CONTEXT("rows " << k.rows << " cols " << k.cols << " inner " << k.inner << " trans_x "
+                                 << trans_x << " trans_y " << trans_y << " accumulate " << accumulate) {
+        float worst = 0;
+        for (size_t e = 0; e < want.size(); ++e) worst = std::max(worst, std::abs(results[0][e] - want[e]));
+        BOOST_TEST(worst <= 1e-4f);
+        BOOST_TEST(results[1] == results[0]);
+        BOOST_TEST(results[2] == results[0]);
+      }
+      ++checked;
+    }
+  minigrad::set_num_threads(before);
+  BOOST_TEST(checked == 5 * 8);
+}
 
 BOOST_AUTO_TEST_CASE(int64_matches_the_definition) {
   const std::vector<int64_t> x = {1, -2, 3, 4, 5, -6}, y = {7, 8, -9, 10, 11, 12};  // [2, 3] @ [3, 2]

@@ -1,0 +1,174 @@
+// detail::gemm, the library's one wrapper around the BLAS call (declared in op_support.hpp),
+// and how products use the threads: the BLAS itself runs on one thread, and a product large
+// enough to be worth it is cut into blocks that minigrad's own threads run side by side
+// (split_gemm). One set of threads for the BLAS and for every other loop: a BLAS with threads of
+// its own would keep them spinning beside minigrad's, and on two cores each set would take the
+// cores from the other (docs/performance.md).
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "autograd/machinery/parallel.hpp"
+#include "autograd/op_support.hpp"
+
+namespace minigrad {
+
+namespace detail {
+
+namespace {
+
+using minigrad::detail::parallel_for;
+
+// The BLAS entry points for one element type, so that gemm below is written once.
+template <typename T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static constexpr auto gemm = cblas_sgemm;
+  static constexpr auto gemv = cblas_sgemv;
+  static constexpr auto ger = cblas_sger;
+};
+template <>
+struct Blas<double> {
+  static constexpr auto gemm = cblas_dgemm;
+  static constexpr auto gemv = cblas_dgemv;
+  static constexpr auto ger = cblas_dger;
+};
+
+// Below these sizes a product goes through the BLAS's level-2 routines (matrix-vector products and
+// rank-1 updates) instead of its GEMM. OpenBLAS's GEMM copies ("packs") the whole of y into a
+// blocked layout on every call, which for the course's [128, 512] weights costs about 20 us
+// whatever the number of rows; a matrix-vector product just streams y once. Measured with
+// OpenBLAS 0.3.21 on the [N,128] x [128,512] products and their backward shapes (bench/ and
+// docs/performance.md): gemv per row wins up to 4 rows (4.8 us for 1 row against 21.7 us for
+// the GEMM), rank-1 updates win up to 2 (8.9 us for 1 against 28.1 us). BLIS (MINIGRAD_BLAS=BLIS)
+// has its own unpacked path for skinny products, faster than its gemv (4.1 us for 1 row, 5.9 us
+// for 2 against 5.0 and 9.8), so there every product except a single column goes to its GEMM.
+#ifdef MINIGRAD_BLAS_BLIS
+constexpr int64_t kGemvMaxRows = 0;
+constexpr int64_t kGerMaxInner = 0;
+#else
+constexpr int64_t kGemvMaxRows = 4;
+constexpr int64_t kGerMaxInner = 2;
+#endif
+
+// The BLAS route, float or double. Every product here is y-major: each level-2 call is one row of
+// c (gemv over y), one column of c (gemv over x), or one term x[:, p] y[p, :] (ger).
+template <typename T>
+void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, int64_t ldx,
+               const T* y, int64_t ldy, bool accumulate, T* c, int64_t ldc) {
+  const int r = static_cast<int>(rows), n = static_cast<int>(cols), k = static_cast<int>(inner);
+  const int lx = static_cast<int>(ldx), ly = static_cast<int>(ldy), lc = static_cast<int>(ldc);
+  // The level-2 routines get beta = 1 on a zeroed c rather than beta = 0: some BLAS builds scale
+  // c by beta, and 0 * nan would keep garbage from an uninitialised output.
+  if ((rows <= kGemvMaxRows || cols == 1 || inner <= kGerMaxInner) && !accumulate)
+    for (int64_t i = 0; i < rows; ++i) std::fill_n(c + i * ldc, cols, T(0));
+  if (rows <= kGemvMaxRows) {
+    // Row i of c is op(y)^T applied to row i of op(x).
+    for (int64_t i = 0; i < rows; ++i) {
+      const T* x_row = trans_x ? x + i : x + i * ldx;
+      const int inc_x = trans_x ? lx : 1;
+      if (trans_y)  // y stored [cols, inner]: c_i = y @ x_i
+        Blas<T>::gemv(CblasRowMajor, CblasNoTrans, n, k, T(1), y, ly, x_row, inc_x, T(1), c + i * ldc, 1);
+      else  // y stored [inner, cols]: c_i = y^T @ x_i
+        Blas<T>::gemv(CblasRowMajor, CblasTrans, k, n, T(1), y, ly, x_row, inc_x, T(1), c + i * ldc, 1);
+    }
+  } else if (cols == 1) {
+    // c is one column: op(x) @ y, y a vector (of stride 1 when stored as a row, ldy as a column).
+    const int inc_y = trans_y ? 1 : ly;
+    if (trans_x)  // x stored [inner, rows]
+      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, r, T(1), x, lx, y, inc_y, T(1), c, lc);
+    else
+      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, r, k, T(1), x, lx, y, inc_y, T(1), c, lc);
+  } else if (inner <= kGerMaxInner) {
+    // c += column p of op(x) times row p of op(y), for each p.
+    for (int64_t p = 0; p < inner; ++p) {
+      const T* x_col = trans_x ? x + p * ldx : x + p;
+      const T* y_row = trans_y ? y + p : y + p * ldy;
+      Blas<T>::ger(CblasRowMajor, r, n, T(1), x_col, trans_x ? 1 : lx, y_row, trans_y ? ly : 1, c, lc);
+    }
+  } else {
+    const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
+                          flag_y = trans_y ? CblasTrans : CblasNoTrans;
+    Blas<T>::gemm(CblasRowMajor, flag_x, flag_y, r, n, k, T(1), x, lx, y, ly, accumulate ? T(1) : T(0), c,
+                  lc);
+  }
+}
+
+// A product worth splitting (above kOneCoreProduct multiply-adds, outside a parallel piece) runs as
+// blocks of its larger side, one per thread: blocks of rows of c (and of op(x)), or of its
+// columns (and of op(y)), each a product of its own. Each element of c is the same sum in the
+// same order as in one call.
+#ifdef MINIGRAD_BLAS_BLIS
+extern "C" void bli_thread_set_num_threads(int64_t n_threads);  // blis.h's declaration (dim_t)
+void set_blas_threads(int n) { bli_thread_set_num_threads(n); }
+#else
+extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's cblas.h
+void set_blas_threads(int n) { openblas_set_num_threads(n); }
+#endif
+
+template <typename T>
+void split_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
+                bool accumulate, T* c) {
+  // The BLAS's own threads would spin beside minigrad's and take the cores from them.
+  static const bool blas_on_one_thread = (set_blas_threads(1), true);
+  (void)blas_on_one_thread;
+  const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
+  constexpr int64_t kBlock = 16;  // the smallest block worth a call of its own
+  const bool by_rows = rows >= cols;
+  if (rows * cols * inner <= kOneCoreProduct || parallel_pieces(by_rows ? rows : cols, kBlock) <= 1) {
+    blas_gemm(trans_x, trans_y, rows, cols, inner, x, ldx, y, ldy, accumulate, c, cols);
+  } else if (by_rows) {
+    parallel_for(rows, kBlock, [&](int64_t r0, int64_t r1) {
+      blas_gemm(trans_x, trans_y, r1 - r0, cols, inner, trans_x ? x + r0 : x + r0 * ldx, ldx, y, ldy,
+                accumulate, c + r0 * cols, cols);
+    });
+  } else {
+    parallel_for(cols, kBlock, [&](int64_t c0, int64_t c1) {
+      blas_gemm(trans_x, trans_y, rows, c1 - c0, inner, x, ldx, trans_y ? y + c0 * ldy : y + c0, ldy,
+                accumulate, c + c0, cols);
+    });
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
+          bool accumulate, T* c) {
+  if (rows == 0 || cols == 0) return;
+  if (inner == 0) {  // an empty sum is 0; the BLAS would reject the zero leading dimension
+    if (!accumulate) std::fill_n(c, rows * cols, T(0));
+    return;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    split_gemm(trans_x, trans_y, rows, cols, inner, x, y, accumulate, c);
+  } else {
+    // int64: the BLAS has no integer GEMM. Unsigned arithmetic wraps on overflow as PyTorch's
+    // int64 matmul does, without C++'s undefined behaviour for signed overflow.
+    const int64_t ldx = trans_x ? rows : inner, ldy = trans_y ? inner : cols;
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        uint64_t total = accumulate ? static_cast<uint64_t>(c[i * cols + j]) : 0;
+        for (int64_t p = 0; p < inner; ++p) {
+          const T x_ip = trans_x ? x[p * ldx + i] : x[i * ldx + p];
+          const T y_pj = trans_y ? y[j * ldy + p] : y[p * ldy + j];
+          total += static_cast<uint64_t>(x_ip) * static_cast<uint64_t>(y_pj);
+        }
+        c[i * cols + j] = static_cast<T>(total);
+      }
+    }
+  }
+}
+
+template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, const float*, const float*, bool, float*);
+template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, const double*, const double*, bool,
+                           double*);
+template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, const int64_t*, const int64_t*, bool,
+                            int64_t*);
+
+}  // namespace detail
+
+}  // namespace minigrad
