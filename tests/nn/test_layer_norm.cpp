@@ -166,6 +166,21 @@ BOOST_AUTO_TEST_CASE(layer_norm_float32_matches_the_float64_formula_and_one_thre
   BOOST_TEST(two.grad_b.equal(one.grad_b));
 }
 
+// Regression: the float32 row sums ran in 16 float lanes over the whole row, and a row of a million
+// elements near 1e5 lost its mean (out off by 16.6 from the float64 formula; PyTorch 1.13's float32
+// kernel is off by 0.011 on such a row). The lanes now sum blocks of 1024, the blocks in double.
+BOOST_AUTO_TEST_CASE(a_long_row_with_a_large_mean_keeps_its_mean_in_float32) {
+  Generator generator(5);
+  const int64_t m = int64_t{1} << 20;
+  const Tensor x = randn({1, m}, generator) + 1e5, w = randn({m}, generator), b = randn({m}, generator);
+  const Tensor out = F::layer_norm(x, {m}, w, b);
+  const Tensor x64 = x.to(kFloat64);
+  const Tensor mu = x64.mean(-1, /*keepdim=*/true);
+  const Tensor var = ((x64 - mu) * (x64 - mu)).mean(-1, /*keepdim=*/true);
+  const Tensor expected = (x64 - mu) / (var + 1e-5).sqrt() * w.to(kFloat64) + b.to(kFloat64);
+  BOOST_TEST((out.to(kFloat64) - expected).abs().max().item<double>() < 0.05);
+}
+
 // Regression: over rows of 0 elements the weight and bias got undefined gradients; PyTorch's
 // (torch 1.13: layer_norm of randn(2, 0) over [0], then sum().backward()) are empty tensors.
 BOOST_AUTO_TEST_CASE(layer_norm_over_rows_of_no_elements_gives_empty_weight_and_bias_gradients) {
