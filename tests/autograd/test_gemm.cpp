@@ -83,9 +83,10 @@ BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) { check_all_rou
 
 BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) { check_all_routes<double>(1e-12); }
 
-// Shapes above kOneCoreProduct multiply-adds, so that 2 and 3 threads split them: by rows (more rows
-// than columns) or by columns, on the GEMM route, the one-column route (a split of rows into
-// matrix-vector products) and the rank-1 route (inner 1 and 2), with 1000 and 1001 for uneven blocks.
+// Shapes above kOneCoreProduct multiply-adds (kGrainSize for 2 and 3 rows), so that 2 and 3 threads
+// split them: by rows (more rows than columns) or by columns, on the GEMM route, the one-column
+// route, the rank-1 route (inner 1 and 2) and the matrix-vector products of a few rows, with 1000
+// and 1001 for uneven blocks.
 // The values are not exact in float (unlike values()), so that a block summed in another order
 // than the whole would show: the split may round differently from one call, within float32's
 // error, but a thread count gives the same bits every time.
@@ -93,8 +94,8 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
   struct Case {
     int64_t rows, cols, inner;
   };
-  const std::vector<Case> cases = {
-      {1001, 40, 64}, {40, 1001, 64}, {300000, 1, 3}, {1000, 1001, 1}, {1001, 700, 2}};
+  const std::vector<Case> cases = {{1001, 40, 64}, {40, 1001, 64}, {300000, 1, 3}, {1000, 1001, 1},
+                                   {1001, 700, 2}, {2, 1001, 64},  {3, 300, 100}};
   auto uneven = [](int64_t n, int salt) {  // in (-1, 1), with all 24 bits of the significand in use
     std::vector<float> v(n);
     for (int64_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i * 3 + salt) * 0.7f);
@@ -105,7 +106,8 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
   for (const Case& k : cases)
     for (int flags = 0; flags < 8; ++flags) {
       const bool trans_x = flags & 1, trans_y = flags & 2, accumulate = flags & 4;
-      BOOST_REQUIRE(k.rows * k.cols * k.inner > minigrad::detail::kOneCoreProduct);
+      BOOST_REQUIRE(k.rows * k.cols * k.inner >
+                    (k.rows <= 4 ? minigrad::detail::kGrainSize : minigrad::detail::kOneCoreProduct));
       const auto x = uneven(k.rows * k.inner, 1), y = uneven(k.inner * k.cols, 2),
                  c0 = uneven(k.rows * k.cols, 3);
       const auto want = reference(trans_x, trans_y, k.rows, k.cols, k.inner, x, y, c0, accumulate);
@@ -131,7 +133,7 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
       ++checked;
     }
   minigrad::set_num_threads(before);
-  BOOST_TEST(checked == 5 * 8);
+  BOOST_TEST(checked == 7 * 8);
 }
 
 BOOST_AUTO_TEST_CASE(int64_matches_the_definition) {
