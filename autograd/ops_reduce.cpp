@@ -59,7 +59,7 @@ void for_each_lane(const Lanes& lanes, F&& f) {
 template <typename F>
 void for_each_lane_parallel(const Lanes& lanes, F&& f) {
   const int64_t block = std::max<int64_t>(lanes.n * lanes.inner, 1);
-  detail::parallel_for(lanes.outer, detail::kGrainSize / block, [&](int64_t begin, int64_t end) {
+  detail::parallel_for(lanes.outer, detail::grain_for(block), [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o)
       for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
   });
@@ -157,8 +157,8 @@ Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
       y[0] = static_cast<Out>(total);
       return;
     }
-    if (lanes.inner == 1) {  // one sum per row, the rows split over the threads
-      const int64_t grain = detail::kGrainSize / std::max<int64_t>(lanes.n, 1);  // rows per piece
+    if (lanes.inner == 1) {                              // one sum per row, the rows split over the threads
+      const int64_t grain = detail::grain_for(lanes.n);  // rows per piece
       detail::parallel_for(lanes.outer, grain, [&](int64_t begin, int64_t end) {
         for (int64_t o = begin; o < end; ++o)
           y[o] = static_cast<Out>(sum_contiguous<Acc>(x + o * lanes.n, lanes.n));

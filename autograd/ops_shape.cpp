@@ -79,18 +79,16 @@ Tensor transposed_matrices(const Tensor& a, const Shape& out_shape) {
   dispatch(a.dtype(), [&]<typename T>() {
     const T* from = a.data_ptr<T>();
     T* to = out.data_ptr<T>();
-    detail::parallel_for(batch, std::max<int64_t>(1, detail::kGrainSize / size),
-                         [&](int64_t begin, int64_t end) {
-                           for (int64_t m = begin; m < end; ++m) {
-                             const T* src = from + m * size;
-                             T* dst = to + m * size;
-                             for (int64_t i0 = 0; i0 < rows; i0 += kTile)
-                               for (int64_t j0 = 0; j0 < cols; j0 += kTile)
-                                 for (int64_t i = i0; i < std::min(i0 + kTile, rows); ++i)
-                                   for (int64_t j = j0; j < std::min(j0 + kTile, cols); ++j)
-                                     dst[j * rows + i] = src[i * cols + j];
-                           }
-                         });
+    detail::parallel_for(batch, detail::grain_for(size), [&](int64_t begin, int64_t end) {
+      for (int64_t m = begin; m < end; ++m) {
+        const T* src = from + m * size;
+        T* dst = to + m * size;
+        for (int64_t i0 = 0; i0 < rows; i0 += kTile)
+          for (int64_t j0 = 0; j0 < cols; j0 += kTile)
+            for (int64_t i = i0; i < std::min(i0 + kTile, rows); ++i)
+              for (int64_t j = j0; j < std::min(j0 + kTile, cols); ++j) dst[j * rows + i] = src[i * cols + j];
+      }
+    });
   });
   return out;
 }
@@ -128,13 +126,11 @@ void copy_along_dim(const Tensor& src, int64_t src_start, const Tensor& dst, int
   const auto* from = static_cast<const std::byte*>(src.impl()->data());
   auto* to = static_cast<std::byte*>(dst.impl()->data());
   const int64_t run = length * inner;  // elements per block
-  detail::parallel_for(outer, std::max<int64_t>(1, detail::kGrainSize / std::max<int64_t>(run, 1)),
-                       [&](int64_t begin, int64_t end) {
-                         for (int64_t o = begin; o < end; ++o)
-                           std::memcpy(to + (o * dst_size + dst_start) * inner * bytes,
-                                       from + (o * src_size + src_start) * inner * bytes,
-                                       static_cast<size_t>(run * bytes));
-                       });
+  detail::parallel_for(outer, detail::grain_for(run), [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o)
+      std::memcpy(to + (o * dst_size + dst_start) * inner * bytes,
+                  from + (o * src_size + src_start) * inner * bytes, static_cast<size_t>(run * bytes));
+  });
 }
 
 /// a's entries start, ..., start + length - 1 along dim, as a new tensor (the narrow kernel).

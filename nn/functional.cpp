@@ -94,11 +94,11 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     T* o = out.data_ptr<T>();
     if (bias.defined()) {
       const T* b = bias.data_ptr<T>();
-      const int64_t grain =
-          std::max<int64_t>(1, minigrad::detail::kGrainSize / std::max<int64_t>(out_features, 1));
-      minigrad::detail::parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) std::copy_n(b, out_features, o + i * out_features);
-      });
+      minigrad::detail::parallel_for(rows, minigrad::detail::grain_for(out_features),
+                                     [&](int64_t begin, int64_t end) {
+                                       for (int64_t i = begin; i < end; ++i)
+                                         std::copy_n(b, out_features, o + i * out_features);
+                                     });
     }
     minigrad::detail::gemm<T>(false, true, rows, out_features, in_features, input.data_ptr<T>(),
                               weight.data_ptr<T>(), /*accumulate=*/bias.defined(), o);

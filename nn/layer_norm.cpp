@@ -176,11 +176,6 @@ template <typename T>
   layer_norm_backward_rows(x, grad, w, stats, out, add_into_out, sum_w, sum_b, begin, end, m);
 }
 
-/// Rows per piece of a parallel loop over rows of length m: PyTorch's grain size in elements.
-int64_t row_grain(int64_t m) {
-  return std::max<int64_t>(1, minigrad::detail::kGrainSize / std::max<int64_t>(m, 1));
-}
-
 /// Rows per block of the backward: each block sums grad * x_hat and grad over its own rows in T,
 /// and the blocks' sums are added in block order in double, so grad_w and grad_b are the same on
 /// every thread count.
@@ -206,7 +201,7 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
     const std::vector<T> ones(w.defined() ? 0 : m, T(1));  // no weight: g_hat = grad
     const T *xs = x.data_ptr<T>(), *gs = grad.data_ptr<T>(),
             *ws = w.defined() ? w.data_ptr<T>() : ones.data();
-    const int64_t grain = std::max<int64_t>(1, row_grain(m) / kRowsPerBlock);
+    const int64_t grain = std::max<int64_t>(1, minigrad::detail::grain_for(m) / kRowsPerBlock);
     minigrad::detail::parallel_for(blocks, grain, [&](int64_t first, int64_t last) {
       for (int64_t k = first; k < last; ++k) {
         T* sw = want_w ? block_sums.data() + k * m : nullptr;
@@ -239,7 +234,7 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
     const T *x = input.data_ptr<T>(), *w = weight.defined() ? weight.data_ptr<T>() : nullptr,
             *b = bias.defined() ? bias.data_ptr<T>() : nullptr;
     T* y = out.data_ptr<T>();
-    minigrad::detail::parallel_for(rows, row_grain(m), [&](int64_t begin, int64_t end) {
+    minigrad::detail::parallel_for(rows, minigrad::detail::grain_for(m), [&](int64_t begin, int64_t end) {
       layer_norm_rows(x, w, b, y, *stats, begin, end, m, eps);
     });
   });

@@ -19,8 +19,6 @@ namespace detail {
 
 namespace {
 
-using minigrad::detail::parallel_for;
-
 // The BLAS entry points for one element type, so that gemm below is written once.
 template <typename T>
 struct Blas;
@@ -97,13 +95,6 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
   }
 }
 
-// A product worth splitting (above kOneCoreProduct multiply-adds, or kGrainSize for a
-// matrix-vector product of a few rows, outside a parallel piece) runs as
-// blocks of its larger side, one per thread: blocks of rows of c (and of op(x)), or of its
-// columns (and of op(y)), each a product of its own. The blocks follow the thread count, and the
-// BLAS may take other kernels for a block than for the whole (OpenBLAS's small-matrix kernels
-// below 100^3 multiply-adds), so the result can differ from one thread's by float rounding, as
-// with the BLAS's own threads; the same thread count gives the same bits, run after run.
 #ifdef MINIGRAD_BLAS_BLIS
 extern "C" void bli_thread_set_num_threads(int64_t n_threads);  // blis.h's declaration (dim_t)
 void set_blas_threads(int n) { bli_thread_set_num_threads(n); }
@@ -112,6 +103,13 @@ extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's cblas.
 void set_blas_threads(int n) { openblas_set_num_threads(n); }
 #endif
 
+// A product worth splitting (above kOneCoreProduct multiply-adds, or kGrainSize for a
+// matrix-vector product of a few rows, outside a parallel piece) runs as
+// blocks of its larger side, one per thread: blocks of rows of c (and of op(x)), or of its
+// columns (and of op(y)), each a product of its own. The blocks follow the thread count, and the
+// BLAS may take other kernels for a block than for the whole (OpenBLAS's small-matrix kernels
+// below 100^3 multiply-adds), so the result can differ from one thread's by float rounding, as
+// with the BLAS's own threads; the same thread count gives the same bits, run after run.
 template <typename T>
 void split_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
                 bool accumulate, T* c) {

@@ -8,6 +8,7 @@
 // per-piece results in piece order gives the same number on every run.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -26,6 +27,12 @@ namespace detail {
 
 /// PyTorch's grain size: loops of at most this many elements stay on one thread.
 constexpr int64_t kGrainSize = 32768;
+
+/// The grain of a loop over items of `item_size` elements each (rows, matrices, blocks): as many
+/// items as make kGrainSize elements, at least 1.
+constexpr int64_t grain_for(int64_t item_size) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(item_size, 1));
+}
 
 /// The pieces parallel_for cuts [0, n) into for `grain` (at least 1): one piece if n <= grain,
 /// else the thread count, but no more than n / grain pieces.
