@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/machinery/parallel.hpp"
 #include "autograd/tensor.hpp"
 
 namespace minigrad::detail {
@@ -159,39 +160,69 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
 /// unchanged over out's leading dims: a bias [C] of [B, T, C], a causal mask [T, T] of [B, T, T].
 bool repeats_over_leading_dims(const Shape& shape, const Shape& out);
 
+/// for_each_broadcast split over the threads, for an f that writes output element i and nothing
+/// that another i writes (an elementwise forward, never a sum into a shared element). The fast
+/// cases (equal shapes, a single number, a side repeating over the leading dims) run in pieces of
+/// whole repeats; the general case runs on the calling thread.
 template <typename F>
-void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f) {
+void parallel_for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f);
+
+/// The loops of for_each_broadcast; with Split, the fast cases run in pieces over the threads.
+template <bool Split, typename F>
+void broadcast_loops(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f) {
   const int64_t n = shape_numel(out_shape);
   if (n == 0) return;
+  // loop(items, item_size, body): body(begin, end) over [0, items), in pieces when Split. Each
+  // piece calls its own copy of f: what f captured by value is then local to the piece, and the
+  // compiler keeps it in registers (the pieces' context is passed to other threads, so stores to
+  // the output might otherwise change f's own copy, for all the compiler knows).
+  auto loop = [](int64_t items, int64_t item_size, auto&& body) {
+    if constexpr (Split)
+      parallel_for(items, grain_for(item_size), body);
+    else
+      body(int64_t{0}, items);
+  };
   const bool a_same = a_shape == out_shape, b_same = b_shape == out_shape;
   const bool a_one = shape_numel(a_shape) == 1, b_one = shape_numel(b_shape) == 1;
   // Fast paths: equal shapes, one side a single number, or one side repeating.
   // One loop per case, so that each loop's offsets are plain and the compiler vectorises it.
   if (a_same && b_same) {
-    for (int64_t i = 0; i < n; ++i) f(i, i, i);
+    loop(n, 1, [&](int64_t begin, int64_t end) {
+      auto g = f;
+      for (int64_t i = begin; i < end; ++i) g(i, i, i);
+    });
     return;
   }
   if ((a_same || a_one) && (b_same || b_one)) {
-    if (a_same)
-      for (int64_t i = 0; i < n; ++i) f(i, i, 0);
-    else if (b_same)
-      for (int64_t i = 0; i < n; ++i) f(i, 0, i);
-    else
-      for (int64_t i = 0; i < n; ++i) f(i, 0, 0);
+    loop(n, 1, [&](int64_t begin, int64_t end) {
+      auto g = f;
+      if (a_same)
+        for (int64_t i = begin; i < end; ++i) g(i, i, 0);
+      else if (b_same)
+        for (int64_t i = begin; i < end; ++i) g(i, 0, i);
+      else
+        for (int64_t i = begin; i < end; ++i) g(i, 0, 0);
+    });
     return;
   }
   // One side the whole shape, the other repeating over its leading dims: blocks of the short
   // side's size, that side read from its start in each.
   if (a_same && repeats_over_leading_dims(b_shape, out_shape)) {
     const int64_t period = shape_numel(b_shape);
-    for (int64_t base = 0; base < n; base += period)
-      for (int64_t k = 0; k < period; ++k) f(base + k, base + k, k);
+    loop(n / period, period, [&](int64_t first, int64_t last) {
+      auto g = f;
+      for (int64_t base = first * period; base < last * period; base += period)
+        for (int64_t k = 0; k < period; ++k) g(base + k, base + k, k);
+    });
     return;
   }
   if (b_same && repeats_over_leading_dims(a_shape, out_shape)) {
     const int64_t period = shape_numel(a_shape);
-    for (int64_t base = 0; base < n; base += period)
-      for (int64_t k = 0; k < period; ++k) f(base + k, k, base + k);
+    loop(n / period, period, [&](int64_t first, int64_t last) {
+      auto g = f;
+      for (int64_t base = first * period; base < last * period; base += period)
+        for (int64_t k = 0; k < period; ++k) g(base + k, k, base + k);
+    });
     return;
   }
   // General case: an odometer over the output index, advancing each input's offset by its stride.
@@ -212,6 +243,16 @@ void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shap
       index[d] = 0;
     }
   }
+}
+
+template <typename F>
+void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f) {
+  broadcast_loops<false>(out_shape, a_shape, b_shape, f);
+}
+
+template <typename F>
+void parallel_for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shape& b_shape, F&& f) {
+  broadcast_loops<true>(out_shape, a_shape, b_shape, f);
 }
 
 }  // namespace minigrad::detail

@@ -63,14 +63,8 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, const char* op, Dtype com
       const T* x = ca.data_ptr<T>();
       const T* y = cb.data_ptr<T>();
       R* o = out.data_ptr<R>();
-      const auto apply = [&](int64_t i, int64_t ia, int64_t ib) { o[i] = static_cast<R>(f(x[ia], y[ib])); };
-      if (a.shape() == shape && b.shape() == shape) {  // same shapes: split over the threads
-        detail::parallel_for(shape_numel(shape), detail::kGrainSize, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) apply(i, i, i);
-        });
-      } else {
-        detail::for_each_broadcast(shape, a.shape(), b.shape(), apply);
-      }
+      const auto apply = [=](int64_t i, int64_t ia, int64_t ib) { o[i] = static_cast<R>(f(x[ia], y[ib])); };
+      detail::parallel_for_each_broadcast(shape, a.shape(), b.shape(), apply);
     });
   });
   return out;
@@ -403,10 +397,11 @@ Tensor fill_by_mask(const Tensor& x, const Tensor& mask, const Tensor& value) {
     const T v = value.data_ptr<T>()[0];
     const T* in = x.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    detail::for_each_broadcast(x.shape(), x.shape(), mask.shape(), [&](int64_t i, int64_t ix, int64_t im) {
-      const T element = in[ix];  // read whatever the mask says: a select, not a branch
-      o[i] = m[im] != 0 ? v : element;
-    });
+    detail::parallel_for_each_broadcast(
+        x.shape(), x.shape(), mask.shape(), [=](int64_t i, int64_t ix, int64_t im) {
+          const T element = in[ix];  // read whatever the mask says: a select, not a branch
+          o[i] = m[im] != 0 ? v : element;
+        });
   });
   return out;
 }

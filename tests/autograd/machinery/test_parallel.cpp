@@ -145,4 +145,41 @@ BOOST_AUTO_TEST_CASE(a_sum_over_everything_differs_between_thread_counts_by_roun
   }
 }
 
+// Each fast case of the broadcasting loop, split over the threads: a single number on either
+// side, a side repeating over the leading dims on either side (a bias, a causal mask), and the
+// general case, which stays on one thread. Every element is checked against its definition.
+BOOST_AUTO_TEST_CASE(broadcasting_ops_split_over_the_threads_give_every_element_its_definition) {
+  ThreadCount restore;
+  manual_seed(3);
+  const Tensor big = randn({100, 1000});  // 3 pieces of 32 rows and more at 2 and 3 threads
+  const Tensor row = randn({1000}), number = randn({}), column = randn({100, 1});
+  const Tensor mask = randn({1000}) > 0.0;
+  const std::vector<float> x = big.to_vector<float>(), r = row.to_vector<float>(),
+                           c = column.to_vector<float>();
+  const std::vector<bool> m = mask.to_vector<bool>();
+  const float s = number.item<float>();
+  for (const int threads : {1, 2, 3}) {
+    BOOST_TEST_CONTEXT(threads << " threads") {
+      set_num_threads(threads);
+      const std::vector<float> times_number = (big * number).to_vector<float>();
+      const std::vector<float> number_minus = (number - big).to_vector<float>();
+      const std::vector<float> plus_row = (big + row).to_vector<float>();
+      const std::vector<float> row_minus = (row - big).to_vector<float>();
+      const std::vector<float> filled = big.masked_fill(mask, -1.5).to_vector<float>();
+      const std::vector<float> general = (row * column).to_vector<float>();  // [1000] x [100, 1]
+      for (int64_t i = 0; i < 100; ++i) {
+        for (int64_t j = 0; j < 1000; ++j) {
+          const int64_t e = i * 1000 + j;
+          if (times_number[e] != x[e] * s || number_minus[e] != s - x[e] || plus_row[e] != x[e] + r[j] ||
+              row_minus[e] != r[j] - x[e] || filled[e] != (m[j] ? -1.5f : x[e]) ||
+              general[e] != r[j] * c[i]) {
+            BOOST_ERROR("element [" << i << ", " << j << "] differs from its definition");
+            return;
+          }
+        }
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
