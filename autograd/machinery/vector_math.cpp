@@ -62,6 +62,81 @@ void exp_sse(const float* x, float* y, int64_t n) {
   }
 }
 
+// The eight partial sums of a lane, p[0..4) in lo and p[4..8) in hi, added in order from 0, then
+// the tail values in order: the order of ops_reduce.cpp's sum_contiguous.
+__attribute__((target("avx2"))) double add_in_order(__m256d lo, __m256d hi, const double* tail,
+                                                    int64_t count) {
+  alignas(32) double part[8];
+  _mm256_store_pd(part, lo);
+  _mm256_store_pd(part + 4, hi);
+  double total = 0;
+  for (const double p : part) total += p;
+  for (int64_t k = 0; k < count; ++k) total += tail[k];
+  return total;
+}
+
+__attribute__((target("avx2"))) void softmax_avx2(const float* x, float* y, int64_t n) {
+  int64_t k = 0;
+  __m256 max8 = _mm256_set1_ps(x[0]);
+  for (; k + 8 <= n; k += 8) max8 = _mm256_max_ps(max8, _mm256_loadu_ps(x + k));
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, max8);
+  float m = x[0];
+  for (const float v : lanes) m = v > m ? v : m;
+  for (; k < n; ++k) m = x[k] > m ? x[k] : m;
+
+  const __m256 shift = _mm256_set1_ps(m);
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  for (k = 0; k + 8 <= n; k += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + k), shift));
+    _mm256_storeu_ps(y + k, e);
+    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+  }
+  double tail[8];
+  const int64_t count = n - k;
+  if (count > 0) {  // the last partial block padded to 8, as exp_avx2 does
+    float block[8] = {};
+    for (int64_t j = 0; j < count; ++j) block[j] = x[k + j] - m;
+    _mm256_storeu_ps(block, exp8(_mm256_loadu_ps(block)));
+    for (int64_t j = 0; j < count; ++j) {
+      y[k + j] = block[j];
+      tail[j] = block[j];
+    }
+  }
+  const double inverse = 1.0 / add_in_order(lo, hi, tail, count);
+
+  const __m256d inverse4 = _mm256_set1_pd(inverse);
+  for (k = 0; k + 4 <= n; k += 4)
+    _mm_storeu_ps(y + k, _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(_mm_loadu_ps(y + k)), inverse4)));
+  for (; k < n; ++k) y[k] = static_cast<float>(y[k] * inverse);
+}
+
+__attribute__((target("avx2"))) void softmax_backward_avx2(const float* g, const float* y, float* ga,
+                                                           int64_t n) {
+  int64_t k = 0;
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  for (; k + 8 <= n; k += 8) {
+    const __m256 gv = _mm256_loadu_ps(g + k), yv = _mm256_loadu_ps(y + k);
+    lo = _mm256_add_pd(lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(gv)),
+                                         _mm256_cvtps_pd(_mm256_castps256_ps128(yv))));
+    hi = _mm256_add_pd(hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(gv, 1)),
+                                         _mm256_cvtps_pd(_mm256_extractf128_ps(yv, 1))));
+  }
+  double tail[8];
+  const int64_t count = n - k;
+  for (int64_t j = 0; j < count; ++j) tail[j] = static_cast<double>(g[k + j]) * y[k + j];
+  const double total = add_in_order(lo, hi, tail, count);
+
+  const __m256d total4 = _mm256_set1_pd(total);
+  for (k = 0; k + 4 <= n; k += 4) {
+    const __m256d gk = _mm256_cvtps_pd(_mm_loadu_ps(g + k)), yk = _mm256_cvtps_pd(_mm_loadu_ps(y + k));
+    _mm_storeu_ps(ga + k, _mm256_cvtpd_ps(_mm256_mul_pd(yk, _mm256_sub_pd(gk, total4))));
+  }
+  for (; k < n; ++k)
+    ga[k] = static_cast<float>(static_cast<double>(y[k]) * (static_cast<double>(g[k]) - total));
+}
+
 // __builtin_cpu_init first: this may run before the constructor that fills in the CPU model.
 const bool kHasAvx2 = [] {
   __builtin_cpu_init();
@@ -75,6 +150,14 @@ void exp_contiguous(const float* x, float* y, int64_t n) {
     exp_avx2(x, y, n);
   else
     exp_sse(x, y, n);
+}
+
+bool has_vector_softmax() { return kHasAvx2; }
+
+void softmax_contiguous(const float* x, float* y, int64_t n) { softmax_avx2(x, y, n); }
+
+void softmax_backward_contiguous(const float* g, const float* y, float* ga, int64_t n) {
+  softmax_backward_avx2(g, y, ga, n);
 }
 
 void exp_contiguous(const double* x, double* y, int64_t n) {

@@ -12,4 +12,19 @@ namespace minigrad::detail {
 void exp_contiguous(const float* x, float* y, int64_t n);
 void exp_contiguous(const double* x, double* y, int64_t n);
 
+/// True when the CPU runs AVX2, and softmax_contiguous / softmax_backward_contiguous below may be
+/// called.
+bool has_vector_softmax();
+
+/// softmax of one lane of n >= 1 float32 at stride 1, x into y (not the same array), in AVX2 and
+/// in three passes over the lane: its max; e^(x - max) into y, summed in double; y times 1 / sum.
+/// The same numbers, bit for bit, as the plain softmax lane of ops_reduce.cpp: the exponentials
+/// of exp_contiguous, the sum in eight partial sums added in order and the tail after them, the
+/// products in double.
+void softmax_contiguous(const float* x, float* y, int64_t n);
+
+/// The backward of that lane: ga = y * (g - sum(g * y)), in double, the sum in eight parts as
+/// above; the same numbers as the plain backward lane of ops_reduce.cpp.
+void softmax_backward_contiguous(const float* g, const float* y, float* ga, int64_t n);
+
 }  // namespace minigrad::detail

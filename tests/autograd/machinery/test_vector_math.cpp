@@ -1,11 +1,15 @@
 // Tests for detail::exp_contiguous (autograd/machinery/vector_math.cpp), the vector exp behind exp and
 // softmax: accuracy against e^x computed in double, special values, and the same result for a
 // value whatever its position in the array (the partial last block goes through the same call).
+// Then the AVX2 softmax lane and its backward, bit for bit against the plain lane's arithmetic
+// written out here one value at a time.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "autograd/machinery/vector_math.hpp"
@@ -18,6 +22,50 @@ double ulps(float got, double exact) {
   const double spacing =
       std::nextafter(std::fabs(rounded), std::numeric_limits<float>::infinity()) - std::fabs(rounded);
   return std::fabs(got - exact) / spacing;
+}
+
+// The plain softmax lane of ops_reduce.cpp, one value at a time: max; e^(x - max) through
+// exp_contiguous; eight partial sums in double over whole blocks of 8, added in order, then the
+// tail; each e times 1 / sum in double.
+std::vector<float> plain_softmax(const std::vector<float>& x) {
+  float m = x[0];
+  for (const float v : x) m = v > m ? v : m;
+  std::vector<float> e(x.size());
+  for (size_t k = 0; k < x.size(); ++k) e[k] = x[k] - m;
+  minigrad::detail::exp_contiguous(e.data(), e.data(), static_cast<int64_t>(e.size()));
+  double part[8] = {};
+  size_t k = 0;
+  for (; k + 8 <= e.size(); k += 8)
+    for (size_t j = 0; j < 8; ++j) part[j] += e[k + j];
+  double total = 0;
+  for (const double p : part) total += p;
+  for (; k < e.size(); ++k) total += e[k];
+  const double inverse = 1.0 / total;
+  for (float& v : e) v = static_cast<float>(v * inverse);
+  return e;
+}
+
+// Its backward: y * (g - sum(g * y)) in double, the sum in eight parts as above.
+std::vector<float> plain_softmax_backward(const std::vector<float>& g, const std::vector<float>& y) {
+  double part[8] = {};
+  size_t k = 0;
+  for (; k + 8 <= g.size(); k += 8)
+    for (size_t j = 0; j < 8; ++j) part[j] += static_cast<double>(g[k + j]) * y[k + j];
+  double total = 0;
+  for (const double p : part) total += p;
+  for (; k < g.size(); ++k) total += static_cast<double>(g[k]) * y[k];
+  std::vector<float> ga(g.size());
+  for (k = 0; k < g.size(); ++k) ga[k] = static_cast<float>(static_cast<double>(y[k]) * (g[k] - total));
+  return ga;
+}
+
+// Same bits, nan equal to nan.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return false;
+  }
+  return a.size() == b.size();
 }
 
 }  // namespace
@@ -92,6 +140,34 @@ BOOST_AUTO_TEST_CASE(float64_exp_is_std_exp) {
   std::vector<double> x = {-1.5, 0.0, 2.25}, y(3);
   minigrad::detail::exp_contiguous(x.data(), y.data(), 3);
   for (size_t i = 0; i < x.size(); ++i) BOOST_TEST(y[i] == std::exp(x[i]));
+}
+
+// Lanes of 1 to 80 values (whole blocks and tails), with a causal mask's -inf after position n/2,
+// with a +inf, with a nan, and all -inf (nan everywhere, as PyTorch).
+BOOST_AUTO_TEST_CASE(the_vector_softmax_lane_and_its_backward_give_the_plain_lanes_bits) {
+  if (!minigrad::detail::has_vector_softmax()) return;  // not called on this CPU
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937 engine(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  for (int n = 1; n <= 80; ++n) {
+    for (int variant = 0; variant < 5; ++variant) {
+      std::vector<float> x(static_cast<size_t>(n)), g(x.size());
+      for (size_t k = 0; k < x.size(); ++k) {
+        x[k] = normal(engine);
+        g[k] = normal(engine);
+      }
+      if (variant == 1)
+        for (size_t k = x.size() / 2 + 1; k < x.size(); ++k) x[k] = -inf;
+      if (variant == 2) x[x.size() / 3] = inf;
+      if (variant == 3) x[x.size() - 1] = std::numeric_limits<float>::quiet_NaN();
+      if (variant == 4) std::fill(x.begin(), x.end(), -inf);
+      std::vector<float> y(x.size()), ga(x.size());
+      minigrad::detail::softmax_contiguous(x.data(), y.data(), n);
+      minigrad::detail::softmax_backward_contiguous(g.data(), y.data(), ga.data(), n);
+      BOOST_TEST(same_bits(y, plain_softmax(x)), "softmax, n " << n << ", variant " << variant);
+      BOOST_TEST(same_bits(ga, plain_softmax_backward(g, y)), "backward, n " << n << ", variant " << variant);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
