@@ -69,10 +69,14 @@ std::vector<Tensor> linear_backward(const Tensor& grad, const std::vector<Tensor
     if (grad_w.defined())
       minigrad::detail::gemm<T>(true, false, out_features, in_features, rows, g, x.data_ptr<T>(), false,
                                 grad_w.data_ptr<T>());
-    if (grad_b.defined()) {
+    if (grad_b.defined()) {  // the columns split over the threads, each summed down its rows in order
       T* gb = grad_b.data_ptr<T>();
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < out_features; ++j) gb[j] += g[i * out_features + j];
+      minigrad::detail::parallel_for(out_features, minigrad::detail::grain_for(rows),
+                                     [&](int64_t first, int64_t last) {
+                                       for (int64_t i = 0; i < rows; ++i)
+                                         for (int64_t j = first; j < last; ++j)
+                                           gb[j] += g[i * out_features + j];
+                                     });
     }
   });
   return {grad_x, grad_w, grad_b};

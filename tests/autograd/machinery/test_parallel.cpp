@@ -34,14 +34,17 @@ Results run_ops() {
   Tensor b = randn({300, 500}, {.requires_grad = true});
   Tensor q = randn({128, 64, 32}, {.requires_grad = true});
   Tensor k = randn({128, 32, 64}, {.requires_grad = true});
+  const Tensor c = randn({300, 2}), w = randn({256, 2});  // a product small enough for one call
+  Tensor bias = randn({256}, {.requires_grad = true});
   Results out;
   auto keep = [&](const Tensor& t) { out.push_back(t.to_vector<float>()); };
   const Tensor sum = (a * b + a).relu().exp().softmax(-1).sum(1);
   Generator generator(5);
   const Tensor dropped = nn::functional::dropout(a, 0.2, true, generator);
   const Tensor scores = matmul(q, k);
-  (sum.sum() + dropped.sum(0).sum() + (scores * scores).sum()).backward();
-  for (const Tensor& t : {sum, dropped, scores, a.grad(), b.grad(), q.grad(), k.grad()}) keep(t);
+  const Tensor projected = nn::functional::linear(c, w, bias);  // its bias gradient: 2 pieces of columns
+  (sum.sum() + dropped.sum(0).sum() + (scores * scores).sum() + (projected * projected).sum()).backward();
+  for (const Tensor& t : {sum, dropped, scores, a.grad(), b.grad(), q.grad(), k.grad(), bias.grad()}) keep(t);
   return out;
 }
 
