@@ -112,18 +112,26 @@ namespace {
 // add its share into it in place (detail::gradient_to_add_into); nullptr otherwise. None under
 // anomaly detection, which checks each returned gradient.
 thread_local std::vector<Tensor*> sums_to_add_into;
+// And the incoming gradient itself, if only the walk holds it (detail::gradient_output).
+thread_local const TensorImpl* gradient_to_write_over = nullptr;
+
+bool held_by_walk_alone(const Tensor& t) {
+  return t.impl_ptr().use_count() == 1 && t.impl()->storage.use_count() == 1;
+}
 
 struct OfferSums {
-  OfferSums(const Node& node, std::unordered_map<TensorImpl*, Tensor>& pending) {
+  OfferSums(const Node& node, std::unordered_map<TensorImpl*, Tensor>& pending, const Tensor& grad) {
+    gradient_to_write_over = !detail::anomaly_enabled && held_by_walk_alone(grad) ? grad.impl() : nullptr;
     sums_to_add_into.assign(node.inputs.size(), nullptr);
     for (size_t i = 0; i < node.inputs.size() && !detail::anomaly_enabled; ++i) {
       auto found = node.inputs[i].defined() ? pending.find(node.inputs[i].impl()) : pending.end();
-      if (found != pending.end() && found->second.impl_ptr().use_count() == 1 &&
-          found->second.impl()->storage.use_count() == 1)
-        sums_to_add_into[i] = &found->second;
+      if (found != pending.end() && held_by_walk_alone(found->second)) sums_to_add_into[i] = &found->second;
     }
   }
-  ~OfferSums() { sums_to_add_into.clear(); }
+  ~OfferSums() {
+    sums_to_add_into.clear();
+    gradient_to_write_over = nullptr;
+  }
 };
 
 // The seed of the walk: the caller's gradient for the output, or 1 for a scalar output.
@@ -165,7 +173,7 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
 
   std::vector<Tensor> input_grads;
   {
-    const OfferSums offer(*node, pending);
+    const OfferSums offer(*node, pending, grad);
     input_grads = node->backward(grad, node->inputs);
   }
   assert(input_grads.size() == node->inputs.size());
@@ -193,6 +201,14 @@ void run_post_accumulate_grad_hooks(Tensor leaf) {
 
 Tensor* detail::gradient_to_add_into(size_t i) {
   return i < sums_to_add_into.size() ? sums_to_add_into[i] : nullptr;
+}
+
+Tensor detail::gradient_output(const Tensor& grad) {
+  if (grad.defined() && grad.impl() == gradient_to_write_over) {
+    gradient_to_write_over = nullptr;  // once
+    return grad;
+  }
+  return new_tensor(grad.shape(), grad.dtype());
 }
 
 // As micrograd's backward: order the tensors, seed the output, then visit each tensor once,

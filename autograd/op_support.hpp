@@ -129,6 +129,12 @@ Tensor saved(const Tensor& t);
 /// backward engine for a sum that nothing but the walk holds, of the input's dtype and shape.
 Tensor* gradient_to_add_into(size_t i);
 
+/// While an op's backward runs, for an elementwise result computed from its incoming gradient
+/// `grad`: grad itself, if nothing but the walk holds it (the result is written over it, each
+/// element read before it is written), else a new tensor of grad's shape and dtype. grad is handed
+/// out once per backward; outside a backward, and under anomaly detection, always a new tensor.
+Tensor gradient_output(const Tensor& grad);
+
 /// Data converted to dtype (or the tensor itself if it already has it). Not recorded.
 Tensor convert(const Tensor& t, Dtype dtype);
 

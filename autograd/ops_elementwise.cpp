@@ -105,7 +105,7 @@ Tensor unary_kernel(const Tensor& a, const char* op, bool promote_to_float, F f)
 // output, same shape and dtype as grad).
 template <typename F>
 Tensor backward_map(const Tensor& grad, const Tensor& saved, F f) {
-  Tensor out = detail::new_tensor(grad.shape(), grad.dtype());
+  Tensor out = detail::gradient_output(grad);  // grad itself when only the walk holds it
   const Tensor s = detail::convert(saved, grad.dtype());
   dispatch_floating(grad.dtype(), "backward", [&]<typename T>() {
     const T* g = grad.data_ptr<T>();
@@ -388,10 +388,10 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 
 namespace {
 
-/// x with `value` (a 0-d tensor of x's dtype) wherever the mask (broadcast to x's shape) is true.
-/// The mask is read in place through for_each_broadcast, never expanded.
-Tensor fill_by_mask(const Tensor& x, const Tensor& mask, const Tensor& value) {
-  Tensor out = detail::new_tensor(x.shape(), x.dtype());
+/// x with `value` (a 0-d tensor of x's dtype) wherever the mask (broadcast to x's shape) is true,
+/// written into `out` (x's shape and dtype; x itself is allowed). The mask is read in place through
+/// for_each_broadcast, never expanded.
+Tensor fill_by_mask(const Tensor& x, const Tensor& mask, const Tensor& value, Tensor out) {
   dispatch(x.dtype(), [&]<typename T>() {
     const auto* m = reinterpret_cast<const uint8_t*>(mask.data_ptr<bool>());  // bytes: vectorised loads
     const T v = value.data_ptr<T>()[0];
@@ -414,10 +414,12 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   check(broadcast_shapes(a.shape(), mask.shape(), "masked_fill") == a.shape(), "masked_fill: mask of shape ",
         mask.shape(), " does not broadcast to the tensor's shape ", a.shape());
   const Tensor kept = mask.clone();  // the backward's own copy, at the mask's size
-  Tensor out = fill_by_mask(a, kept, scalar_tensor(value, {.dtype = a.dtype()}));
+  Tensor out = fill_by_mask(a, kept, scalar_tensor(value, {.dtype = a.dtype()}),
+                            detail::new_tensor(a.shape(), a.dtype()));
   return detail::record(
       out, "MaskedFillBackward0", {a}, [kept](const Tensor& grad, const std::vector<Tensor>&) {
-        return std::vector<Tensor>{fill_by_mask(grad, kept, zeros({}, {.dtype = grad.dtype()}))};
+        return std::vector<Tensor>{
+            fill_by_mask(grad, kept, zeros({}, {.dtype = grad.dtype()}), detail::gradient_output(grad))};
       });
 }
 

@@ -414,7 +414,7 @@ void softmax_backward_lane(const T* g, const T* y, T* ga, int64_t n, int64_t ste
 template <bool Log>
 Tensor softmax_backward(const Tensor& grad, const Tensor& out, const Lanes& lanes) {
   const Tensor g = detail::convert(grad, out.dtype());
-  Tensor grad_a = detail::new_tensor(out.shape(), out.dtype());
+  Tensor grad_a = detail::gradient_output(g);  // each lane is read before it is written
   dispatch_floating(out.dtype(), Log ? "log_softmax backward" : "softmax backward", [&]<typename T>() {
     const T* gp = g.data_ptr<T>();
     const T* y = out.data_ptr<T>();

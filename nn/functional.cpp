@@ -214,11 +214,11 @@ namespace {
   for (int64_t i = 0; i < n; ++i) out[i] = x[i] * (static_cast<double>(bytes[i]) * scale);
 }
 
-// x * (keep / (1 - p)) in x's dtype, keep a bool tensor of x's shape: out[i] = x[i] * scale or
+// x * (keep / (1 - p)) into out (x's shape and dtype, x itself allowed), keep a bool tensor of
+// x's shape: out[i] = x[i] * scale or
 // x[i] * 0 (a product by 0, not a 0 written, so an inf or nan of x gives nan where it is dropped,
 // as x * mask does in PyTorch). Split over the threads.
-Tensor apply_mask(const Tensor& x, const Tensor& keep, double p) {
-  Tensor out = minigrad::detail::new_tensor(x.shape(), x.dtype());
+Tensor apply_mask(const Tensor& x, const Tensor& keep, double p, Tensor out) {
   dispatch_floating(x.dtype(), "dropout", [&]<typename T>() {
     const T scale = p < 1 ? T(1) / static_cast<T>(1 - p) : T(0);  // keep / (1 - p) for keep = 1
     const T* in = x.data_ptr<T>();
@@ -250,13 +250,13 @@ Tensor dropout(const Tensor& input, double p, bool training, Generator& generato
     generator.bernoulli(keep.data_ptr<bool>(), keep.numel(), 1 - p);
   else
     std::fill_n(keep.data_ptr<bool>(), keep.numel(), false);
-  Tensor out = apply_mask(input, keep, p);
+  Tensor out = apply_mask(input, keep, p, minigrad::detail::new_tensor(input.shape(), input.dtype()));
 
-  return minigrad::detail::record(out, "MulBackward0", {input},
-                                  [keep, p](const Tensor& grad, const std::vector<Tensor>& inputs) {
-                                    const Tensor g = minigrad::detail::convert(grad, inputs[0].dtype());
-                                    return std::vector<Tensor>{apply_mask(g, keep, p)};
-                                  });
+  return minigrad::detail::record(
+      out, "MulBackward0", {input}, [keep, p](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        const Tensor g = minigrad::detail::convert(grad, inputs[0].dtype());
+        return std::vector<Tensor>{apply_mask(g, keep, p, minigrad::detail::gradient_output(g))};
+      });
 }
 
 }  // namespace minigrad::nn::functional

@@ -3,6 +3,7 @@
 // tensor changed in place before backward).
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,52 @@ BOOST_AUTO_TEST_CASE(a_share_is_never_added_into_the_callers_gradient) {
   BOOST_TEST(x.grad().to_vector<float>() == (std::vector<float>{2, 2, 2, 2}),
              boost::test_tools::per_element());
   BOOST_TEST(detail::gradient_to_add_into(0) == nullptr);  // only offered while a backward runs
+}
+
+// An elementwise backward writes its result over the incoming gradient when only the walk holds
+// it (detail::gradient_output): relu, Dropout, masked_fill and softmax all do here. The gradients
+// must still be the hand-derived ones, a retained gradient must keep its value, and the seed the
+// caller passed must never be written into.
+BOOST_AUTO_TEST_CASE(gradients_written_over_the_incoming_ones_are_the_hand_derived_ones) {
+  namespace F = minigrad::nn::functional;
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> xs = {0.5, -1.0, 2.0, 0.25, 1.5, 0.75, -0.5, 1.25};  // [2, 4]
+  const std::vector<double> ws = {1.0, -2.0, 0.5, 3.0, -1.0, 0.25, 2.0, 1.0};    // the seed
+  Tensor x = tensor(xs, {2, 4}, {.dtype = kFloat64}).requires_grad_();
+  const Tensor mask = tensor(std::vector<bool>{false, false, false, true}, {4});
+  Generator generator(11);
+  Tensor dropped = F::dropout(x.relu(), 0.5, true, generator);
+  dropped.retain_grad();
+  const Tensor s = (dropped * 3.0).masked_fill(mask, -inf).softmax(-1);
+  const Tensor seed = tensor(ws, {2, 4}, {.dtype = kFloat64});
+  s.backward(seed);
+  BOOST_TEST(seed.to_vector<double>() == ws, boost::test_tools::per_element());
+
+  // By hand: g_s = s * (w - sum(w * s)) per row, 0 where masked, times 3 into dropped; times
+  // keep * 2 (kept where dropped != 0, as every kept x here is nonzero) and relu'(x) into x.
+  const std::vector<double> sv = s.to_vector<double>(), dv = dropped.to_vector<double>();
+  std::vector<double> grad_dropped(8), grad_x(8);
+  for (int row = 0; row < 2; ++row) {
+    double total = 0;
+    for (int j = 0; j < 4; ++j) total += ws[row * 4 + j] * sv[row * 4 + j];
+    for (int j = 0; j < 4; ++j) {
+      const int e = row * 4 + j;
+      const double g_s = j == 3 ? 0.0 : sv[e] * (ws[e] - total);
+      grad_dropped[e] = 3 * g_s;
+      grad_x[e] = xs[e] > 0 && dv[e] != 0 ? 2 * grad_dropped[e] : 0.0;
+    }
+  }
+  BOOST_TEST(dropped.grad().to_vector<double>() == grad_dropped, boost::test_tools::tolerance(1e-12)
+                                                                     << boost::test_tools::per_element());
+  BOOST_TEST(x.grad().to_vector<double>() == grad_x, boost::test_tools::tolerance(1e-12)
+                                                         << boost::test_tools::per_element());
+  int kept = 0;  // the draw kept some and dropped some, so both cases were checked
+  for (int e = 0; e < 8; ++e) kept += xs[e] > 0 && dv[e] != 0;
+  BOOST_TEST(kept > 0);
+  BOOST_TEST(kept < 6);
+
+  const Tensor outside = ones({3});  // outside a backward: always a new tensor
+  BOOST_TEST(detail::gradient_output(outside).impl() != outside.impl());
 }
 
 BOOST_AUTO_TEST_CASE(chain_of_100000_ops_does_not_overflow_the_stack) {
