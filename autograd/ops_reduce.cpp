@@ -354,8 +354,7 @@ T max_contiguous(const T* x, int64_t n) {
 template <bool Log, typename T>
 void softmax_lane(const T* x, T* y, int64_t n, int64_t step) {
   if constexpr (!Log && std::is_same_v<T, float>) {
-    if (step == 1 && detail::has_vector_softmax())
-      return detail::softmax_contiguous(x, y, n);  // the same, faster
+    if (step == 1 && detail::has_avx2()) return detail::softmax_contiguous(x, y, n);  // the same, faster
   }
   auto at = [step](int64_t k) { return k * step; };
   // e^(x - m) once per element, in T as PyTorch computes it, into y; the sum in double.
@@ -395,7 +394,7 @@ void softmax_lanes(const T* x, T* y, const Lanes& lanes) {
 template <bool Log, typename T>
 void softmax_backward_lane(const T* g, const T* y, T* ga, int64_t n, int64_t step) {
   if constexpr (!Log && std::is_same_v<T, float>) {
-    if (step == 1 && detail::has_vector_softmax()) return detail::softmax_backward_contiguous(g, y, ga, n);
+    if (step == 1 && detail::has_avx2()) return detail::softmax_backward_contiguous(g, y, ga, n);
   }
   auto at = [step](int64_t k) { return k * step; };
   double total = 0;  // softmax: sum(grad * out); log_softmax: sum(grad)

@@ -11,8 +11,10 @@
 #include <cstring>
 #include <numeric>
 #include <optional>
+#include <type_traits>
 
 #include "autograd/machinery/parallel.hpp"
+#include "autograd/machinery/vector_math.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/ops_index.hpp"
@@ -83,6 +85,12 @@ Tensor transposed_matrices(const Tensor& a, const Shape& out_shape) {
       for (int64_t m = begin; m < end; ++m) {
         const T* src = from + m * size;
         T* dst = to + m * size;
+        if constexpr (std::is_same_v<T, float>) {
+          if (detail::has_avx2()) {  // the same values, in AVX2 blocks
+            detail::transpose_contiguous(src, dst, rows, cols);
+            continue;
+          }
+        }
         for (int64_t i0 = 0; i0 < rows; i0 += kTile)
           for (int64_t j0 = 0; j0 < cols; j0 += kTile)
             for (int64_t i = i0; i < std::min(i0 + kTile, rows); ++i)

@@ -137,6 +137,38 @@ __attribute__((target("avx2"))) void softmax_backward_avx2(const float* g, const
     ga[k] = static_cast<float>(static_cast<double>(y[k]) * (static_cast<double>(g[k]) - total));
 }
 
+// Eight rows of 8 in registers, transposed by unpacking pairs, then quads, then halves.
+__attribute__((target("avx2"))) void transpose_8x8(const float* src, int64_t ld_src, float* dst,
+                                                   int64_t ld_dst) {
+  __m256 r[8], t[8];
+  for (int k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(src + k * ld_src);
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    r[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    _mm256_storeu_ps(dst + k * ld_dst, _mm256_permute2f128_ps(r[k], r[k + 4], 0x20));
+    _mm256_storeu_ps(dst + (k + 4) * ld_dst, _mm256_permute2f128_ps(r[k], r[k + 4], 0x31));
+  }
+}
+
+__attribute__((target("avx2"))) void transpose_avx2(const float* src, float* dst, int64_t rows,
+                                                    int64_t cols) {
+  const int64_t whole_rows = rows / 8 * 8, whole_cols = cols / 8 * 8;
+  for (int64_t i = 0; i < whole_rows; i += 8)
+    for (int64_t j = 0; j < whole_cols; j += 8)
+      transpose_8x8(src + i * cols + j, cols, dst + j * rows + i, rows);
+  for (int64_t i = 0; i < rows; ++i) {  // the edges: the last rows, and the last columns of the others
+    for (int64_t j = i < whole_rows ? whole_cols : 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
+  }
+}
+
 // __builtin_cpu_init first: this may run before the constructor that fills in the CPU model.
 const bool kHasAvx2 = [] {
   __builtin_cpu_init();
@@ -152,12 +184,16 @@ void exp_contiguous(const float* x, float* y, int64_t n) {
     exp_sse(x, y, n);
 }
 
-bool has_vector_softmax() { return kHasAvx2; }
+bool has_avx2() { return kHasAvx2; }
 
 void softmax_contiguous(const float* x, float* y, int64_t n) { softmax_avx2(x, y, n); }
 
 void softmax_backward_contiguous(const float* g, const float* y, float* ga, int64_t n) {
   softmax_backward_avx2(g, y, ga, n);
+}
+
+void transpose_contiguous(const float* src, float* dst, int64_t rows, int64_t cols) {
+  transpose_avx2(src, dst, rows, cols);
 }
 
 void exp_contiguous(const double* x, double* y, int64_t n) {

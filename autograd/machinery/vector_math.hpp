@@ -1,4 +1,5 @@
-// Array versions of the math functions whose scalar calls dominate an op's time.
+// Array versions of the math functions whose scalar calls dominate an op's time, and the AVX2
+// kernels of softmax and of the attention's transposed keys.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,13 @@ namespace minigrad::detail {
 void exp_contiguous(const float* x, float* y, int64_t n);
 void exp_contiguous(const double* x, double* y, int64_t n);
 
-/// True when the CPU runs AVX2, and softmax_contiguous / softmax_backward_contiguous below may be
-/// called.
-bool has_vector_softmax();
+/// True when the CPU runs AVX2, so that softmax_contiguous, softmax_backward_contiguous and
+/// transpose_contiguous below may be called.
+bool has_avx2();
+
+/// dst[j * rows + i] = src[i * cols + j]: the [rows, cols] float32 matrix at src transposed into
+/// dst (another array), in AVX2 blocks of 8 x 8 and one value at a time at the edges.
+void transpose_contiguous(const float* src, float* dst, int64_t rows, int64_t cols);
 
 /// softmax of one lane of n >= 1 float32 at stride 1, x into y (not the same array), in AVX2 and
 /// in three passes over the lane: its max; e^(x - max) into y, summed in double; y times 1 / sum.

@@ -2,7 +2,7 @@
 // softmax: accuracy against e^x computed in double, special values, and the same result for a
 // value whatever its position in the array (the partial last block goes through the same call).
 // Then the AVX2 softmax lane and its backward, bit for bit against the plain lane's arithmetic
-// written out here one value at a time.
+// written out here one value at a time, and the AVX2 transpose against its definition.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(float64_exp_is_std_exp) {
 // Lanes of 1 to 80 values (whole blocks and tails), with a causal mask's -inf after position n/2,
 // with a +inf, with a nan, and all -inf (nan everywhere, as PyTorch).
 BOOST_AUTO_TEST_CASE(the_vector_softmax_lane_and_its_backward_give_the_plain_lanes_bits) {
-  if (!minigrad::detail::has_vector_softmax()) return;  // not called on this CPU
+  if (!minigrad::detail::has_avx2()) return;  // not called on this CPU
   const float inf = std::numeric_limits<float>::infinity();
   std::mt19937 engine(7);
   std::normal_distribution<float> normal(0.0f, 3.0f);
@@ -166,6 +166,22 @@ BOOST_AUTO_TEST_CASE(the_vector_softmax_lane_and_its_backward_give_the_plain_lan
       minigrad::detail::softmax_backward_contiguous(g.data(), y.data(), ga.data(), n);
       BOOST_TEST(same_bits(y, plain_softmax(x)), "softmax, n " << n << ", variant " << variant);
       BOOST_TEST(same_bits(ga, plain_softmax_backward(g, y)), "backward, n " << n << ", variant " << variant);
+    }
+  }
+}
+
+// Every shape from 1 x 1 to 19 x 19: whole 8 x 8 blocks, and edges of every width on both sides.
+BOOST_AUTO_TEST_CASE(the_vector_transpose_puts_every_value_at_its_transposed_place) {
+  if (!minigrad::detail::has_avx2()) return;  // not called on this CPU
+  for (int64_t rows = 1; rows < 20; ++rows) {
+    for (int64_t cols = 1; cols < 20; ++cols) {
+      std::vector<float> src(static_cast<size_t>(rows * cols)), dst(src.size(), -1.0f);
+      for (size_t e = 0; e < src.size(); ++e) src[e] = static_cast<float>(e);
+      minigrad::detail::transpose_contiguous(src.data(), dst.data(), rows, cols);
+      bool right = true;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) right = right && dst[j * rows + i] == src[i * cols + j];
+      BOOST_TEST(right, rows << " x " << cols);
     }
   }
 }
