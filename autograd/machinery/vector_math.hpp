@@ -25,7 +25,8 @@ void transpose_contiguous(const float* src, float* dst, int64_t rows, int64_t co
 /// in three passes over the lane: its max; e^(x - max) into y, summed in double; y times 1 / sum.
 /// The same numbers, bit for bit, as the plain softmax lane of ops_reduce.cpp: the exponentials
 /// of exp_contiguous, the sum in eight partial sums added in order and the tail after them, the
-/// products in double.
+/// products in double. (A lane that holds a nan is nan throughout either way; with nans of both
+/// signs, the sign each lane keeps may differ from the plain code's.)
 void softmax_contiguous(const float* x, float* y, int64_t n);
 
 /// The backward of that lane: ga = y * (g - sum(g * y)), in double, the sum in eight parts as
