@@ -215,9 +215,8 @@ namespace {
 }
 
 // x * (keep / (1 - p)) into out (x's shape and dtype, x itself allowed), keep a bool tensor of
-// x's shape: out[i] = x[i] * scale or
-// x[i] * 0 (a product by 0, not a 0 written, so an inf or nan of x gives nan where it is dropped,
-// as x * mask does in PyTorch). Split over the threads.
+// x's shape: out[i] = x[i] * scale or x[i] * 0 (a product by 0, not a 0 written, so an inf or nan
+// of x gives nan where it is dropped, as x * mask does in PyTorch). Split over the threads.
 Tensor apply_mask(const Tensor& x, const Tensor& keep, double p, Tensor out) {
   dispatch_floating(x.dtype(), "dropout", [&]<typename T>() {
     const T scale = p < 1 ? T(1) / static_cast<T>(1 - p) : T(0);  // keep / (1 - p) for keep = 1

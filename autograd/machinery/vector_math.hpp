@@ -30,7 +30,8 @@ void transpose_contiguous(const float* src, float* dst, int64_t rows, int64_t co
 void softmax_contiguous(const float* x, float* y, int64_t n);
 
 /// The backward of that lane: ga = y * (g - sum(g * y)), in double, the sum in eight parts as
-/// above; the same numbers as the plain backward lane of ops_reduce.cpp.
+/// above; the same numbers as the plain backward lane of ops_reduce.cpp. ga may be g itself (the
+/// sum reads the whole lane before anything is written).
 void softmax_backward_contiguous(const float* g, const float* y, float* ga, int64_t n);
 
 }  // namespace minigrad::detail
