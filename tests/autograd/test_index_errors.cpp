@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograd/autograd.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 using namespace minigrad::indexing;
@@ -19,19 +20,7 @@ using Values = std::vector<double>;
 Tensor matrix() { return tensor(Values{0, 1, 2, 3, 4, 5}, {2, 3}, {.dtype = kFloat64}); }
 Tensor longs(const std::vector<int64_t>& values, const Shape& shape) { return tensor(values, shape); }
 
-/// A predicate for BOOST_CHECK_EXCEPTION: the message contains every one of `parts`.
-std::function<bool(const std::exception&)> message_has(std::vector<std::string> parts) {
-  return [parts](const std::exception& e) {
-    const std::string message = e.what();
-    bool ok = true;
-    for (const std::string& part : parts) {
-      const bool found = message.find(part) != std::string::npos;
-      BOOST_TEST(found, "message \"" << message << "\" lacks \"" << part << "\"");
-      ok = ok && found;
-    }
-    return ok;
-  };
-}
+using minigrad_test::message_has;
 
 }  // namespace
 

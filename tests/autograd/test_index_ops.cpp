@@ -15,6 +15,7 @@
 
 #include "autograd/autograd.hpp"
 #include "fixture.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 using namespace minigrad::indexing;
@@ -29,19 +30,7 @@ Tensor matrix(Dtype dtype = kFloat64) { return tensor(Values{0, 1, 2, 3, 4, 5}, 
 Tensor longs(const std::vector<int64_t>& values, const Shape& shape) { return tensor(values, shape); }
 Values values_of(const Tensor& t) { return t.to_vector<double>(); }
 
-/// A predicate for BOOST_CHECK_EXCEPTION: the message contains every one of `parts`.
-std::function<bool(const std::exception&)> message_has(std::vector<std::string> parts) {
-  return [parts](const std::exception& e) {
-    const std::string message = e.what();
-    bool ok = true;
-    for (const std::string& part : parts) {
-      const bool found = message.find(part) != std::string::npos;
-      BOOST_TEST(found, "message \"" << message << "\" lacks \"" << part << "\"");
-      ok = ok && found;
-    }
-    return ok;
-  };
-}
+using minigrad_test::message_has;
 
 // ---- the PyTorch fixture ----------------------------------------------------------------------
 

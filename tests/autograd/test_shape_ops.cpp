@@ -13,6 +13,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 
@@ -31,19 +32,7 @@ Tensor counting(const Shape& shape) {
 
 Values values_of(const Tensor& t) { return t.to_vector<double>(); }
 
-/// A predicate for BOOST_CHECK_EXCEPTION: the message contains every one of `parts`.
-std::function<bool(const std::exception&)> message_has(std::vector<std::string> parts) {
-  return [parts](const std::exception& e) {
-    const std::string message = e.what();
-    bool ok = true;
-    for (const std::string& part : parts) {
-      const bool found = message.find(part) != std::string::npos;
-      BOOST_TEST(found, "message \"" << message << "\" lacks \"" << part << "\"");
-      ok = ok && found;
-    }
-    return ok;
-  };
-}
+using minigrad_test::message_has;
 
 }  // namespace
 

@@ -3,14 +3,14 @@
 // tests/distributed/fault_worker.cpp with mpiexec, in which rank 1 fails at step 3 while rank 0
 // goes on into that step's all-reduce. Without the fault handling the job would hang until
 // CTest's timeout; the job that does not fail is the control.
-#include <sys/wait.h>
-
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "support.hpp"
 
 namespace {
 
@@ -26,22 +26,16 @@ Job run_job(const std::string& fault) {
   const std::string command = std::string(mpiexec) + " -n 2 --oversubscribe " + MINIGRAD_FAULT_WORKER +
                               " --fault " + fault + " --rank 1 --step 3 2>&1";
   const auto start = std::chrono::steady_clock::now();
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr);
-  Job job;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) job.output.append(buffer, n);
-  const int status = pclose(pipe);
-  job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  job.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const minigrad_test::CommandResult finished = minigrad_test::run_command(command);
+  Job job{.exit_code = finished.exit_code,
+          .seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+          .output = finished.output};
   BOOST_TEST_MESSAGE(fault << ": exit " << job.exit_code << " after " << job.seconds << " s:\n"
                            << job.output);
   return job;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using minigrad_test::contains;
 
 struct FaultCase {
   std::string fault;

@@ -2,8 +2,6 @@
 // in a fresh temporary folder. The two runs must print the same final loss (the two ranks train
 // on halves of the same global batches), only rank 0 may write files, and a checkpoint written by
 // two ranks must resume on one, continuing exactly as a run that never stopped.
-#include <sys/wait.h>
-
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -12,14 +10,13 @@
 #include <regex>
 #include <string>
 
+#include "support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int exit_code = -1;
-  std::string output;
-};
+using Run = minigrad_test::CommandResult;
 
 // Runs fit_distributed with `arguments` in `folder`, as `ranks` ranks (1: without mpiexec).
 Run run(const fs::path& folder, int ranks, const std::string& arguments) {
@@ -29,13 +26,7 @@ Run run(const fs::path& folder, int ranks, const std::string& arguments) {
       ranks == 1 ? "" : std::string(mpiexec) + " -n " + std::to_string(ranks) + " --oversubscribe ";
   const std::string command =
       "cd '" + folder.string() + "' && " + launcher + MINIGRAD_FIT_DISTRIBUTED + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr);
-  Run result;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const Run result = minigrad_test::run_command(command);
   BOOST_TEST_MESSAGE(command << ": exit " << result.exit_code << "\n" << result.output);
   return result;
 }

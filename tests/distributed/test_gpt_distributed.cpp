@@ -2,8 +2,6 @@
 // parameters are those of one process with the same global batch (up to float rounding), a
 // checkpoint written by two ranks resumes on one, and a batch that does not divide by the ranks is
 // refused with a message. Each run is a fresh temporary folder; mpiexec starts the two ranks.
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "io/safetensors.hpp"
+#include "support.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,10 +24,7 @@ const std::string small =
     "--batch-size 8 --block-size 16 --n-embd 32 --n-head 2 --n-layer 1 --eval-interval 10 --eval-iters 4 "
     "--dropout 0 --max-new-tokens 0 --threads 1 ";
 
-struct Run {
-  int exit_code = -1;
-  std::string output;
-};
+using Run = minigrad_test::CommandResult;
 
 Run run(const fs::path& folder, int ranks, const std::string& arguments) {
   const char* mpiexec = std::getenv("MINIGRAD_MPIEXEC");
@@ -37,13 +33,7 @@ Run run(const fs::path& folder, int ranks, const std::string& arguments) {
       ranks == 1 ? "" : std::string(mpiexec) + " -n " + std::to_string(ranks) + " --oversubscribe ";
   const std::string command =
       "cd '" + folder.string() + "' && " + launcher + MINIGRAD_GPT + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr);
-  Run result;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const Run result = minigrad_test::run_command(command);
   BOOST_TEST_MESSAGE(command << ": exit " << result.exit_code << "\n" << result.output);
   return result;
 }

@@ -6,18 +6,15 @@
 #include <sstream>
 #include <string>
 
+#include "support.hpp"
+
 namespace {
 
 std::string run(const std::string& program) {
   const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/" + program;
-  FILE* pipe = popen(path.c_str(), "r");
-  BOOST_REQUIRE_MESSAGE(pipe != nullptr, "cannot start " + path);
-  std::string output;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  BOOST_REQUIRE_MESSAGE(pclose(pipe) == 0, program + " did not exit with status 0");
-  return output;
+  const minigrad_test::CommandResult finished = minigrad_test::run_command(path);
+  BOOST_REQUIRE_MESSAGE(finished.exit_code == 0, program + " did not exit with status 0");
+  return finished.output;
 }
 
 std::string read_fixture(const std::string& name) {

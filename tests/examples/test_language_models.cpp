@@ -30,6 +30,7 @@
 #include "data/text.hpp"
 #include "fixture.hpp"
 #include "io/safetensors.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 using nlohmann::json;
@@ -135,9 +136,7 @@ void check_losses(const std::vector<double>& got, const json& want_json) {
   BOOST_TEST_MESSAGE("largest relative difference from PyTorch's losses: " << worst);
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using minigrad_test::contains;
 
 std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;

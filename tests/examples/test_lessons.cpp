@@ -3,8 +3,6 @@
 // tests/fixtures/lessons/<name>.expected. The whole output is compared byte for byte, except
 // where a lesson's row of the table names a line whose numbers are rounding noise (see there why):
 // that line's text must still match, and each of its numbers lie within the stated tolerance.
-#include <sys/wait.h>
-
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdio>
@@ -16,12 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "support.hpp"
+
 namespace {
 
-struct Finished {
-  int exit_code = -1;  // -1: killed by a signal
-  std::string output;
-};
+using Finished = minigrad_test::CommandResult;
 
 // Runs lesson_<name> with `arguments` (which may redirect, as `2>&1`) and returns its exit code
 // and what it printed.
@@ -29,14 +26,7 @@ Finished run(const std::string& name, const std::string& arguments) {
   const std::string path = std::string(MINIGRAD_BINARY_DIR) + "/examples/lessons/lesson_" + name;
   BOOST_TEST_REQUIRE(std::ifstream(path).good(),
                      path << " is not built (build the lesson_" << name << " target)");
-  FILE* pipe = popen((path + " " + arguments).c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr, "cannot start " << path);
-  Finished finished;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) finished.output.append(buffer, n);
-  const int status = pclose(pipe);
-  finished.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return finished;
+  return minigrad_test::run_command(path + " " + arguments);
 }
 
 // Runs lesson_<name> with `arguments`, requires exit status 0 and returns what it printed.

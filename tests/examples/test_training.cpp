@@ -5,8 +5,6 @@
 // 1e-4 relative; tools/reference/train_reference.py is the PyTorch twin that wrote the fixture.
 // Examples: each binary runs in a fresh temporary folder; the test reads the figures of its summary
 // line, then parses the CSV and SVG files it wrote, and checks its answers to bad input.
-#include <sys/wait.h>
-
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <boost/test/unit_test.hpp>
@@ -35,6 +33,7 @@
 #include "nn/loss.hpp"
 #include "optim/adam.hpp"
 #include "optim/sgd.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 using nlohmann::json;
@@ -138,10 +137,7 @@ struct TempFolder {
   }
 };
 
-struct Run {
-  int status = -1;     // the exit status
-  std::string output;  // stdout and stderr together
-};
+using Run = minigrad_test::CommandResult;  // stdout and stderr together
 
 // Runs examples/<program> with `arguments` inside `folder`, as `cd folder && program arguments`.
 Run run_example(const std::string& program, const std::string& arguments, const TempFolder& folder) {
@@ -149,15 +145,7 @@ Run run_example(const std::string& program, const std::string& arguments, const 
   BOOST_REQUIRE_MESSAGE(fs::exists(binary),
                         "build the example first: cmake --build <build folder> --target " + program);
   const std::string command = "cd '" + folder.path.string() + "' && '" + binary + "' " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_REQUIRE_MESSAGE(pipe != nullptr, "cannot start " + command);
-  Run run;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) run.output.append(buffer, n);
-  const int status = pclose(pipe);
-  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  return minigrad_test::run_command(command);
 }
 
 // The number after `label` in the output ("final loss 0.0123" -> 0.0123); fails the test if absent.
@@ -274,7 +262,7 @@ BOOST_AUTO_TEST_CASE(fit_feedforward_brings_the_loss_below_5_percent_of_the_firs
 #endif
   TempFolder folder;
   const Run run = run_example("fit_feedforward", "--steps " + std::to_string(steps), folder);
-  BOOST_TEST_REQUIRE(run.status == 0, run.output);
+  BOOST_TEST_REQUIRE(run.exit_code == 0, run.output);
   BOOST_TEST_MESSAGE(run.output.substr(run.output.rfind("fit_feedforward:")));
 
   const std::vector<double> losses = check_loss_csv(folder, "fit_feedforward", steps);
@@ -289,7 +277,7 @@ BOOST_AUTO_TEST_CASE(fit_feedforward_brings_the_loss_below_5_percent_of_the_firs
 BOOST_AUTO_TEST_CASE(fit_spiral_reaches_95_percent_training_accuracy_and_draws_its_regions) {
   TempFolder folder;
   const Run run = run_example("fit_spiral", "", folder);
-  BOOST_TEST_REQUIRE(run.status == 0, run.output);
+  BOOST_TEST_REQUIRE(run.exit_code == 0, run.output);
   BOOST_TEST_MESSAGE(run.output.substr(run.output.rfind("fit_spiral:")));
 
   BOOST_TEST(figure(run, "training accuracy") >= 95.0);
@@ -316,7 +304,7 @@ BOOST_AUTO_TEST_CASE(fit_spiral_reaches_95_percent_training_accuracy_and_draws_i
 BOOST_AUTO_TEST_CASE(fit_digits_reaches_95_percent_test_accuracy) {
   TempFolder folder;
   const Run run = run_example("fit_digits", "", folder);
-  BOOST_TEST_REQUIRE(run.status == 0, run.output);
+  BOOST_TEST_REQUIRE(run.exit_code == 0, run.output);
   BOOST_TEST_MESSAGE(run.output.substr(run.output.rfind("fit_digits:")));
 
   BOOST_TEST(figure(run, "test accuracy") >= 95.0);
@@ -329,11 +317,11 @@ BOOST_AUTO_TEST_CASE(fit_digits_reaches_95_percent_test_accuracy) {
 BOOST_AUTO_TEST_CASE(resume_continues_from_the_last_checkpoint) {
   TempFolder folder;
   const Run first = run_example("fit_spiral", "--steps 200", folder);
-  BOOST_TEST_REQUIRE(first.status == 0, first.output);
+  BOOST_TEST_REQUIRE(first.exit_code == 0, first.output);
   const std::vector<double> before = check_loss_csv(folder, "fit_spiral", 200);
 
   const Run second = run_example("fit_spiral", "--resume --steps 400", folder);
-  BOOST_TEST_REQUIRE(second.status == 0, second.output);
+  BOOST_TEST_REQUIRE(second.exit_code == 0, second.output);
   BOOST_TEST(contains(second.output, "resuming from fit_spiral.safetensors at step 200"), second.output);
   BOOST_TEST(contains(second.output, "fit_spiral: 400 steps"), second.output);
   BOOST_TEST(figure(second, "training accuracy") >= 95.0);
@@ -349,11 +337,11 @@ BOOST_AUTO_TEST_CASE(a_resumed_run_gives_the_losses_of_a_run_never_stopped) {
   // fit_feedforward uses the same batch at every step, so nothing random separates the two runs:
   // the weights, AdamW's averages and step count, and the warm-up's lr must all come back exactly.
   TempFolder straight;
-  BOOST_TEST_REQUIRE(run_example("fit_feedforward", "--steps 6", straight).status == 0);
+  BOOST_TEST_REQUIRE(run_example("fit_feedforward", "--steps 6", straight).exit_code == 0);
   TempFolder stopped;
-  BOOST_TEST_REQUIRE(run_example("fit_feedforward", "--steps 4", stopped).status == 0);
+  BOOST_TEST_REQUIRE(run_example("fit_feedforward", "--steps 4", stopped).exit_code == 0);
   const Run resumed = run_example("fit_feedforward", "--resume --steps 6", stopped);
-  BOOST_TEST_REQUIRE(resumed.status == 0, resumed.output);
+  BOOST_TEST_REQUIRE(resumed.exit_code == 0, resumed.output);
   BOOST_TEST(contains(resumed.output, "resuming from fit_feedforward.safetensors at step 4"), resumed.output);
 
   const std::vector<double> want = check_loss_csv(straight, "fit_feedforward", 6);
@@ -372,16 +360,16 @@ BOOST_AUTO_TEST_CASE(a_loss_that_overflows_stops_training_naming_the_step) {
   // overflow float32 and its loss is nan or inf. No checkpoint exists yet.
   TempFolder folder;
   const Run run = run_example("fit_spiral", "--lr 1e30", folder);
-  BOOST_TEST(run.status == 1);
+  BOOST_TEST(run.exit_code == 1);
   BOOST_TEST(contains(run.output, "at step 2: training stopped"), run.output);
   BOOST_TEST(contains(run.output, "No checkpoint was saved yet"), run.output);
 }
 
 BOOST_AUTO_TEST_CASE(a_diverging_resumed_run_names_the_step_and_the_last_checkpoint) {
   TempFolder folder;
-  BOOST_TEST_REQUIRE(run_example("fit_spiral", "--steps 200", folder).status == 0);
+  BOOST_TEST_REQUIRE(run_example("fit_spiral", "--steps 200", folder).exit_code == 0);
   const Run run = run_example("fit_spiral", "--resume --steps 400 --lr 1e30", folder);
-  BOOST_TEST(run.status == 1);
+  BOOST_TEST(run.exit_code == 1);
   BOOST_TEST(contains(run.output, "at step 202: training stopped"), run.output);
   BOOST_TEST(contains(run.output, "fit_spiral.safetensors, holds step 200"), run.output);
 }
@@ -407,7 +395,7 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_errors_naming_the_argument) {
   for (const BadArguments& c : cases) {
     TempFolder folder;
     const Run run = run_example(c.program, c.arguments, folder);
-    BOOST_TEST(run.status != 0, c.program << " " << c.arguments);
+    BOOST_TEST(run.exit_code != 0, c.program << " " << c.arguments);
     BOOST_TEST(contains(run.output, c.message), c.program << " " << c.arguments << ":\n" << run.output);
     BOOST_TEST(contains(run.output, "Run with --help"), run.output);
     BOOST_TEST(fs::is_empty(folder.path), "a refused run writes no file");
@@ -417,14 +405,14 @@ BOOST_AUTO_TEST_CASE(bad_arguments_are_errors_naming_the_argument) {
 BOOST_AUTO_TEST_CASE(a_missing_data_file_is_an_error_naming_the_file) {
   TempFolder folder;
   const Run run = run_example("fit_digits", "--data no-such-digits.csv.gz", folder);
-  BOOST_TEST(run.status == 1);
+  BOOST_TEST(run.exit_code == 1);
   BOOST_TEST(contains(run.output, "no-such-digits.csv.gz"), run.output);
 }
 
 BOOST_AUTO_TEST_CASE(resume_without_a_checkpoint_is_an_error_naming_the_file) {
   TempFolder folder;
   const Run run = run_example("fit_feedforward", "--resume --steps 1", folder);
-  BOOST_TEST(run.status == 1);
+  BOOST_TEST(run.exit_code == 1);
   BOOST_TEST(contains(run.output, "fit_feedforward.safetensors"), run.output);
 }
 
@@ -432,7 +420,7 @@ BOOST_AUTO_TEST_CASE(help_prints_the_flags_and_succeeds) {
   for (const std::string program : {"fit_feedforward", "fit_spiral", "fit_digits"}) {
     TempFolder folder;
     const Run run = run_example(program, "--help", folder);
-    BOOST_TEST(run.status == 0);
+    BOOST_TEST(run.exit_code == 0);
     BOOST_TEST(contains(run.output, "Usage: " + program + " [OPTIONS]"), run.output);
     for (const std::string flag : {"--steps", "--lr", "--resume"})
       BOOST_TEST(contains(run.output, flag), run.output);

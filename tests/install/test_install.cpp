@@ -5,20 +5,16 @@
 #include <minigrad/nn/linear.hpp>  // the installed spelling, inside the tree
 #include <string>
 
+#include "support.hpp"
+
 BOOST_AUTO_TEST_SUITE(install)
 
 BOOST_AUTO_TEST_CASE(outside_projects_of_the_readme_lines_build_against_the_installed_package_and_run) {
   const std::string command = std::string("bash ") + MINIGRAD_SOURCE_DIR +
                               "/tests/install/check_install.sh " + MINIGRAD_BINARY_DIR + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_REQUIRE(pipe != nullptr);
-  std::string output;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
+  const auto [exit_code, output] = minigrad_test::run_command(command);
   BOOST_TEST_INFO(output);
-  BOOST_TEST(status == 0);
+  BOOST_TEST(exit_code == 0);
   // 2x, printed as PyTorch prints it; then the template's closing line.
   BOOST_TEST(output ==
              "tensor([ 2., -4.,  1.])\n"

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <string>
 
+#include "support.hpp"
+
 namespace {
 
 const std::string kDemo = std::string(MINIGRAD_BINARY_DIR) + "/examples/feedforward_demo";
@@ -19,27 +21,15 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// Runs `command` and returns what it wrote to stdout; `status` gets its exit status.
-std::string run(const std::string& command, int& status) {
-  FILE* pipe = popen(command.c_str(), "r");
-  BOOST_TEST_REQUIRE(pipe != nullptr, "cannot run " << command);
-  std::string output;
-  char buffer[4096];
-  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  status = pclose(pipe);
-  return output;
-}
-
 BOOST_AUTO_TEST_SUITE(feedforward_demo)
 
 BOOST_AUTO_TEST_CASE(the_demo_prints_exactly_what_pytorch_prints_for_the_lesson) {
   BOOST_TEST_REQUIRE(std::ifstream(kDemo).good(),
                      kDemo << " is not built (build the feedforward_demo target)");
-  int status = -1;
-  const std::string output = run(kDemo, status);
-  BOOST_TEST(status == 0);
+  const minigrad_test::CommandResult demo = minigrad_test::run_command(kDemo);
+  BOOST_TEST(demo.exit_code == 0);
   const std::string expected = read_file(std::string(MINIGRAD_FIXTURES_DIR) + "/feedforward_demo.expected");
-  BOOST_TEST(output == expected);
+  BOOST_TEST(demo.output == expected);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -15,14 +15,13 @@
 #include "nn/linear.hpp"
 #include "nn/module.hpp"
 #include "nn/sequential.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using minigrad_test::contains;
 
 // The message of the std::runtime_error that backward() throws, or "" if it throws nothing.
 std::string backward_error(const Tensor& loss) {

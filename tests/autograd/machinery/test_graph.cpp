@@ -9,6 +9,7 @@
 #include "autograd/machinery/graph.hpp"
 #include "autograd/ops.hpp"
 #include "nn/feedforward.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 
@@ -32,9 +33,7 @@ int count_lines(const std::string& text, const std::string& part) {
   return n;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+using minigrad_test::contains;
 
 }  // namespace
 
