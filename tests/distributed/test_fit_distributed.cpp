@@ -3,14 +3,12 @@
 // on halves of the same global batches), only rank 0 may write files, and a checkpoint written by
 // two ranks must resume on one, continuing exactly as a run that never stopped.
 #include <boost/test/unit_test.hpp>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <regex>
 #include <string>
 
-#include "support.hpp"
+#include "distributed/launch.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,15 +18,7 @@ using Run = minigrad_test::CommandResult;
 
 // Runs fit_distributed with `arguments` in `folder`, as `ranks` ranks (1: without mpiexec).
 Run run(const fs::path& folder, int ranks, const std::string& arguments) {
-  const char* mpiexec = std::getenv("MINIGRAD_MPIEXEC");
-  BOOST_TEST_REQUIRE(mpiexec != nullptr, "MINIGRAD_MPIEXEC is set by the test's registration");
-  const std::string launcher =
-      ranks == 1 ? "" : std::string(mpiexec) + " -n " + std::to_string(ranks) + " --oversubscribe ";
-  const std::string command =
-      "cd '" + folder.string() + "' && " + launcher + MINIGRAD_FIT_DISTRIBUTED + " " + arguments + " 2>&1";
-  const Run result = minigrad_test::run_command(command);
-  BOOST_TEST_MESSAGE(command << ": exit " << result.exit_code << "\n" << result.output);
-  return result;
+  return minigrad_test::run_on_ranks(MINIGRAD_FIT_DISTRIBUTED, folder, ranks, arguments);
 }
 
 // The final loss of the summary line: "final loss 0.041234;".

@@ -5,15 +5,14 @@
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "distributed/launch.hpp"
 #include "io/safetensors.hpp"
-#include "support.hpp"
 
 namespace fs = std::filesystem;
 
@@ -27,15 +26,7 @@ const std::string small =
 using Run = minigrad_test::CommandResult;
 
 Run run(const fs::path& folder, int ranks, const std::string& arguments) {
-  const char* mpiexec = std::getenv("MINIGRAD_MPIEXEC");
-  BOOST_TEST_REQUIRE(mpiexec != nullptr, "MINIGRAD_MPIEXEC is set by the test's registration");
-  const std::string launcher =
-      ranks == 1 ? "" : std::string(mpiexec) + " -n " + std::to_string(ranks) + " --oversubscribe ";
-  const std::string command =
-      "cd '" + folder.string() + "' && " + launcher + MINIGRAD_GPT + " " + arguments + " 2>&1";
-  const Run result = minigrad_test::run_command(command);
-  BOOST_TEST_MESSAGE(command << ": exit " << result.exit_code << "\n" << result.output);
-  return result;
+  return minigrad_test::run_on_ranks(MINIGRAD_GPT, folder, ranks, arguments);
 }
 
 // The "step N: train loss X, val loss Y" lines, in order.
