@@ -2,7 +2,6 @@
 // standard exception whose message names the op and the values or shapes involved, one test per
 // kind of mistake. The messages follow PyTorch's rules; their wording is ours.
 #include <boost/test/unit_test.hpp>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>

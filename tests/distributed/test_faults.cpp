@@ -5,7 +5,6 @@
 // CTest's timeout; the job that does not fail is the control.
 #include <boost/test/unit_test.hpp>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>

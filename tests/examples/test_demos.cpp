@@ -1,7 +1,6 @@
 // The demos print what their PyTorch twins print: each program's whole output is compared with
 // the output of the matching script in tools/reference/, committed in tests/fixtures/.
 #include <boost/test/unit_test.hpp>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>

@@ -5,7 +5,6 @@
 // that line's text must still match, and each of its numbers lie within the stated tolerance.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>

@@ -1,7 +1,6 @@
 // `cmake --install` gives a package an outside project can use: install this build into a
 // temporary prefix, build a tiny project with find_package(minigrad), run it.
 #include <boost/test/unit_test.hpp>
-#include <cstdio>
 #include <minigrad/nn/linear.hpp>  // the installed spelling, inside the tree
 #include <string>
 

@@ -2,7 +2,6 @@
 // compares every byte of what it prints with tests/fixtures/feedforward_demo.expected, the output
 // of tools/reference/feedforward_lesson.py (the same program in PyTorch 1.13.1).
 #include <boost/test/unit_test.hpp>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
