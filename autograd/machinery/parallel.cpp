@@ -3,7 +3,8 @@
 // are done. A worker with nothing to do spins for kSpin, then sleeps on a condition variable; the
 // caller waits for the workers the same way.
 // One loop at a time: a second thread of the program that starts a loop while the pool is busy
-// runs its pieces itself, in order (the same pieces, so the same result).
+// runs its pieces itself, in order (the same pieces, so the same result). A worker takes the
+// caller's subnormal mode (set_flush_denormal) with the job.
 #include "autograd/machinery/parallel.hpp"
 
 #include <algorithm>
@@ -15,6 +16,10 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 
 #include "autograd/op_support.hpp"
 
@@ -41,6 +46,18 @@ int default_num_threads() {
   }
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
+
+// The calling thread's subnormal mode: the flush-to-zero (bit 15) and denormals-are-zero (bit 6)
+// bits of x86's MXCSR, the control register of SSE and AVX arithmetic; 0 where there is none.
+#if defined(__x86_64__) || defined(__i386__)
+constexpr unsigned kFlushBits = 0x8040;
+unsigned subnormal_mode() { return _mm_getcsr() & kFlushBits; }
+void set_subnormal_mode(unsigned mode) { _mm_setcsr((_mm_getcsr() & ~kFlushBits) | mode); }
+#else
+constexpr unsigned kFlushBits = 0;
+unsigned subnormal_mode() { return 0; }
+void set_subnormal_mode(unsigned) {}
+#endif
 
 std::atomic<int>& num_threads() {
   static std::atomic<int> count{default_num_threads()};
@@ -112,7 +129,7 @@ class Pool {
         work(static_cast<int64_t>(index), seen);
       });
     }
-    job_ = {body, context, n, pieces};
+    job_ = {body, context, n, pieces, subnormal_mode()};
     error_ = nullptr;
     remaining_ = static_cast<int64_t>(workers_.size());  // every worker reports, with a piece or without
     ++generation_;
@@ -143,6 +160,7 @@ class Pool {
     Body body = nullptr;
     void* context = nullptr;
     int64_t n = 0, pieces = 0;
+    unsigned subnormal_mode = 0;  // the caller's, for the workers to compute as it does
   };
 
   void work(int64_t piece, uint64_t seen) {
@@ -157,6 +175,7 @@ class Pool {
       if (stop_) return;
       const Job job = job_;  // written before generation_ moved on, and kept until every worker reports
       if (piece < job.pieces) {
+        if (subnormal_mode() != job.subnormal_mode) set_subnormal_mode(job.subnormal_mode);
         try {
           run_piece(job.body, job.context, job.n, job.pieces, piece);
         } catch (...) {
@@ -197,6 +216,12 @@ void set_num_threads(int n) {
 }
 
 int get_num_threads() { return num_threads(); }
+
+bool set_flush_denormal(bool mode) {
+  if constexpr (kFlushBits == 0) return false;
+  set_subnormal_mode(mode ? kFlushBits : 0);
+  return true;
+}
 
 namespace detail {
 

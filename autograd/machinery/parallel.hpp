@@ -1,5 +1,6 @@
 // Threads for minigrad's own loops: set_num_threads / get_num_threads as in torch, and the one
-// helper ops use to split a large loop over them (as at::parallel_for).
+// helper ops use to split a large loop over them (as at::parallel_for). Also set_flush_denormal,
+// a per-thread float mode that the pool's workers take from the thread whose loop they run.
 //
 // A loop of n elements runs on one thread unless n exceeds the grain size (PyTorch's 32,768
 // elements, at::internal::GRAIN_SIZE in ATen/Parallel.h): below that, waking a second thread costs
@@ -22,6 +23,16 @@ void set_num_threads(int n);
 /// is called: OMP_NUM_THREADS when it holds a positive number (as PyTorch reads it), else the
 /// number of cores.
 int get_num_threads();
+
+/// Flushes subnormal floats to zero, or stops flushing them, on the calling thread: with `mode`,
+/// a subnormal operand of float32 and float64 arithmetic reads as 0 and a subnormal result is
+/// stored as 0 (x86's denormals-are-zero and flush-to-zero modes), which spares the CPU its slow
+/// path for them at the price of those tiny values. As `torch.set_flush_denormal(mode)`: returns
+/// true where the CPU has the modes (every x86-64), false elsewhere, and then changes nothing.
+/// Each thread has its own mode (a new thread starts in its creator's); minigrad's worker threads
+/// run each piece of a loop in the mode of the thread that started it, so a result never depends
+/// on which thread computed it. Throws nothing.
+bool set_flush_denormal(bool mode);
 
 namespace detail {
 

@@ -209,6 +209,13 @@ BOOST_AUTO_TEST_CASE(op_spellings_run) {
   set_num_threads(2);
   BOOST_TEST(get_num_threads() == 2);
   set_num_threads(threads);
+
+  [[maybe_unused]] const bool flushes =
+      set_flush_denormal(true);  // the CPU's flush modes: every x86-64 has them
+#if defined(__x86_64__)
+  BOOST_TEST(flushes);
+#endif
+  set_flush_denormal(false);
 }
 
 // ==== table: Indexing, slicing and embeddings ====

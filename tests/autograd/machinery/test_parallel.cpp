@@ -1,13 +1,16 @@
 // Tests for set_num_threads and detail::parallel_for (autograd/parallel.hpp): every index covered
 // once in contiguous pieces, exceptions carried back, nested loops kept on their thread, and the
 // ops split over the threads giving at 2 and 3 threads what they give at 1 (bit for bit, except
-// a sum over everything, whose pieces are added in another grouping: float rounding only).
+// a sum over everything, whose pieces are added in another grouping: float rounding only), and
+// set_flush_denormal on the calling thread and on the workers that run its loops.
 #include <atomic>
+#include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/machinery/parallel.hpp"
@@ -24,6 +27,24 @@ struct ThreadCount {
   int before = get_num_threads();
   ~ThreadCount() { set_num_threads(before); }
 };
+
+// Stops flushing subnormals on this thread at the end of a test that started it.
+struct FlushOff {
+  ~FlushOff() { set_flush_denormal(false); }
+};
+
+// float32's subnormals: below 2^-126 (about 1.18e-38). Doubling one is exact without flushing.
+constexpr float kTiny = 1e-39f;
+constexpr float kTwiceTiny = 2 * kTiny;  // computed by the compiler, whatever the thread's mode
+
+// How many elements of t hold exactly `value`, compared as bits: a thread that flushes would also
+// read a subnormal as equal to 0.
+int64_t count_bits(const Tensor& t, float value) {
+  int64_t n = 0;
+  for (const float v : t.to_vector<float>())
+    n += std::bit_cast<uint32_t>(v) == std::bit_cast<uint32_t>(value);
+  return n;
+}
 
 // The outputs (and gradients of the inputs) of one workload, as flat vectors.
 using Results = std::vector<std::vector<float>>;
@@ -184,5 +205,39 @@ BOOST_AUTO_TEST_CASE(broadcasting_ops_split_over_the_threads_give_every_element_
     }
   }
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+BOOST_AUTO_TEST_CASE(set_flush_denormal_reads_and_writes_subnormals_as_zero_until_turned_off) {
+  FlushOff restore;
+  const Tensor tiny = full({2}, kTiny);
+  const Tensor small = full({2}, 1e-20f);  // normal; its square, 1e-40, is not
+  BOOST_TEST(count_bits(tiny * 2.0, kTwiceTiny) == 2);
+  BOOST_TEST(set_flush_denormal(true));
+  BOOST_TEST(count_bits(tiny * 2.0, 0.0f) == 2);     // a subnormal operand reads as 0
+  BOOST_TEST(count_bits(small * small, 0.0f) == 2);  // a subnormal result is stored as 0
+  BOOST_TEST(set_flush_denormal(false));
+  BOOST_TEST(count_bits(tiny * 2.0, kTwiceTiny) == 2);
+  BOOST_TEST(count_bits(small * small, 0.0f) == 0);
+}
+
+// 100,000 elements: two pieces at 2 threads, one of them on the pool's worker. The worker runs a
+// flushing thread's loop, then one of a thread that does not flush, then the first one's again.
+BOOST_AUTO_TEST_CASE(the_workers_run_a_loop_in_the_mode_of_the_thread_that_started_it) {
+  ThreadCount threads;
+  FlushOff restore;
+  set_num_threads(2);
+  const Tensor tiny = full({100000}, kTiny);
+  BOOST_TEST(set_flush_denormal(true));
+  BOOST_TEST(count_bits(tiny * 2.0, 0.0f) == 100000);
+  int64_t kept = 0;
+  std::thread other([&] {
+    set_flush_denormal(false);  // a new thread starts in the mode of the thread that made it
+    kept = count_bits(tiny * 2.0, kTwiceTiny);
+  });
+  other.join();
+  BOOST_TEST(kept == 100000);
+  BOOST_TEST(count_bits(tiny * 2.0, 0.0f) == 100000);
+}
+#endif
 
 BOOST_AUTO_TEST_SUITE_END()
