@@ -8,6 +8,7 @@
 #include "autograd/ops.hpp"
 #include "distributed/data_parallel.hpp"
 #include "distributed/distributed.hpp"
+#include "support.hpp"
 #include "tests/distributed/process_group_fixture.hpp"
 
 using namespace minigrad;
@@ -17,9 +18,7 @@ BOOST_TEST_GLOBAL_FIXTURE(ProcessGroupFixture);
 
 namespace {
 
-bool message_contains(const std::exception& e, const std::string& part) {
-  return std::string(e.what()).find(part) != std::string::npos;
-}
+using minigrad_test::contains;
 
 // What rank r contributes: [r + 1, -(r + 1) / 2, r == 0 ? 4 : 1].
 std::vector<double> contribution(int rank) { return {rank + 1.0, -(rank + 1.0) / 2, rank == 0 ? 4.0 : 1.0}; }
@@ -79,10 +78,10 @@ BOOST_AUTO_TEST_CASE(
     collectives_refuse_a_bool_sum_a_rank_that_does_not_exist_and_a_tensor_that_requires_grad) {
   BOOST_CHECK_EXCEPTION(dist::all_reduce(tensor(std::vector<bool>{true}, {1})), std::invalid_argument,
                         [](const std::exception& e) {
-                          return message_contains(e, "all_reduce: cannot reduce a bool tensor (shape [1])");
+                          return contains(e.what(), "all_reduce: cannot reduce a bool tensor (shape [1])");
                         });
   BOOST_CHECK_EXCEPTION(dist::broadcast(zeros({2}), 2), std::out_of_range, [](const std::exception& e) {
-    return message_contains(e, "broadcast: src 2 is not a rank of this job (0..1)");
+    return contains(e.what(), "broadcast: src 2 is not a rank of this job (0..1)");
   });
   Tensor w = zeros({2}).requires_grad_();
   BOOST_CHECK_THROW(dist::all_reduce(w), std::runtime_error);
@@ -100,7 +99,7 @@ BOOST_AUTO_TEST_CASE(shard_batch_gives_each_rank_its_contiguous_rows) {
 
 BOOST_AUTO_TEST_CASE(shard_batch_refuses_a_batch_that_does_not_divide_by_the_ranks) {
   BOOST_CHECK_EXCEPTION(dist::shard_batch(zeros({5, 3})), std::invalid_argument, [](const std::exception& e) {
-    return message_contains(e, "shard_batch: the global batch of 5 rows does not divide by the 2 ranks");
+    return contains(e.what(), "shard_batch: the global batch of 5 rows does not divide by the 2 ranks");
   });
 }
 

@@ -23,6 +23,7 @@
 #include "nn/loss.hpp"
 #include "optim/adam.hpp"
 #include "optim/sgd.hpp"
+#include "support.hpp"
 #include "tests/distributed/process_group_fixture.hpp"
 
 using namespace minigrad;
@@ -32,9 +33,7 @@ BOOST_TEST_GLOBAL_FIXTURE(ProcessGroupFixture);
 
 namespace {
 
-bool message_contains(const std::exception& e, const std::string& part) {
-  return std::string(e.what()).find(part) != std::string::npos;
-}
+using minigrad_test::contains;
 
 // A small teacher-student fit (FeedForward(16), 64 examples of [4, 16], global batches of 8
 // drawn by a shuffling DataLoader): the losses of `steps` steps of SGD with momentum or AdamW, and
@@ -170,8 +169,8 @@ BOOST_AUTO_TEST_CASE(check_parameters_agree_passes_for_equal_copies_and_names_a_
     model.net[2].named_parameters()[1].second.data_ptr<float>()[3] += 0.5f;  // net.2.bias[3]
   }
   BOOST_CHECK_EXCEPTION(ddp.check_parameters_agree(), std::runtime_error, [](const std::exception& e) {
-    return message_contains(e,
-                            "net.2.bias on rank(s) 1 differs from rank 0's by up to 0.5 (1 of 4 parameters");
+    return contains(e.what(),
+                    "net.2.bias on rank(s) 1 differs from rank 0's by up to 0.5 (1 of 4 parameters");
   });
 }
 
@@ -180,13 +179,13 @@ BOOST_AUTO_TEST_CASE(a_parameter_without_gradient_stops_the_next_forward_with_a_
   dist::DistributedDataParallel ddp(model);
   ddp(ones({1, 2})).sum().backward();
   BOOST_CHECK_EXCEPTION(ddp(ones({1, 2})), std::runtime_error, [](const std::exception& e) {
-    return message_contains(e, "the previous backward gave gradients to 2 of 4 parameters");
+    return contains(e.what(), "the previous backward gave gradients to 2 of 4 parameters");
   });
   // Called directly, the module runs, and the next backward stops at the first repeated gradient.
   BOOST_CHECK_EXCEPTION(
       model(ones({1, 2})).sum().backward(), std::runtime_error, [](const std::exception& e) {
-        return message_contains(
-            e, "got a gradient again, but the previous backward gave gradients to only 2 of 4");
+        return contains(e.what(),
+                        "got a gradient again, but the previous backward gave gradients to only 2 of 4");
       });
 }
 
