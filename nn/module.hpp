@@ -289,6 +289,8 @@ namespace detail {
 std::string python_repr(double value);
 /// A C++ type's name without namespaces: "Linear" for minigrad::nn::Linear.
 std::string short_type_name(const std::type_info& type);
+/// The lines of a text, without their line breaks (nn/module_print.cpp).
+std::vector<std::string> split_lines(const std::string& text);
 /// The exception Module::operator() throws: of type E (std::invalid_argument, ...) and a ModuleError.
 template <typename E>
 class InModule : public E, public ModuleError {
