@@ -29,6 +29,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op = "broadca
 
 /// Sums `grad` down to `shape` over the dimensions broadcasting stretched (PyTorch's `sum_to`).
 /// The one place that undoes broadcasting; every binary op's backward calls it. Not recorded.
+/// Throws std::invalid_argument unless `shape` broadcasts to grad's (`sum_to_size`'s rule).
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 
 // ---- elementwise arithmetic (any dtype but bool; result dtype by promotion) ------------------

@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
@@ -248,6 +249,31 @@ BOOST_AUTO_TEST_CASE(shapes_that_do_not_broadcast_throw_naming_op_and_shapes) {
   }
   BOOST_CHECK_THROW((void)(a * b), std::invalid_argument);
   BOOST_CHECK_THROW((void)(a < b), std::invalid_argument);
+}
+
+// Regression: sum_to wrote past its output for a target with more dims than the gradient ([3] to
+// [2, 3]) and summed into the wrong elements for one that does not broadcast ([2, 3] to [2]).
+BOOST_AUTO_TEST_CASE(sum_to_refuses_a_shape_that_does_not_broadcast_to_the_gradient) {
+  const Tensor g = ones({2, 3});
+  for (const Shape& shape : {Shape{2}, Shape{4}, Shape{5, 3}, Shape{1, 2, 3}, Shape{2, 1, 3}}) {
+    BOOST_TEST_CONTEXT("to " << to_string(shape)) {
+      BOOST_CHECK_EXCEPTION(
+          (void)sum_to(g, shape), std::invalid_argument, [&](const std::invalid_argument& e) {
+            const std::string message = e.what();
+            return message.find("sum_to: size " + to_string(shape) + " is not expandable to size [2, 3]") !=
+                   std::string::npos;
+          });
+    }
+  }
+  BOOST_CHECK_THROW((void)sum_to(ones({3}), {2, 3}), std::invalid_argument);
+  // The shapes that do broadcast: sums over the stretched dims, by hand.
+  BOOST_TEST(sum_to(g, {3}).to_vector<float>() == (std::vector<float>{2, 2, 2}),
+             boost::test_tools::per_element());
+  BOOST_TEST(sum_to(g, {2, 1}).to_vector<float>() == (std::vector<float>{3, 3}),
+             boost::test_tools::per_element());
+  BOOST_TEST(sum_to(g, {}).item<float>() == 6.0f);
+  BOOST_TEST(sum_to(zeros({0, 3}), {1, 3}).to_vector<float>() == (std::vector<float>{0, 0, 0}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(bad_dtypes_and_masks_throw) {
