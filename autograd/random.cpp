@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
@@ -238,11 +239,29 @@ uint64_t Generator::random64() {
 // tensor's type, then each value is unit * (to - from) + from in that type, one draw per element
 // (fused into one fma by torch's AVX2 build of the kernel).
 
+namespace {
+
+// PyTorch's checks (uniform_impl_, native/DistributionTemplates.h): from and to finite numbers of
+// the tensor's type, from <= to, and to - from no larger than the type's largest number, or the
+// values would be inf or nan.
+template <typename T>
+void check_uniform_bounds(double from, double to, const char* type) {
+  const auto lowest = static_cast<double>(std::numeric_limits<T>::lowest());
+  const auto largest = static_cast<double>(std::numeric_limits<T>::max());
+  if (!(from >= lowest && from <= largest)) fail("uniform_: from (", from, ") is out of bounds for ", type);
+  if (!(to >= lowest && to <= largest)) fail("uniform_: to (", to, ") is out of bounds for ", type);
+  if (!(from <= to)) fail("uniform_: from (", from, ") must not be greater than to (", to, ")");
+  if (!(to - from <= largest)) {
+    fail("uniform_: to - from must be at most the largest ", type, " (", largest, "), but to is ", to,
+         " and from is ", from);
+  }
+}
+
+}  // namespace
+
 void Generator::uniform(float* data, int64_t n, double from, double to) {
   check_count("uniform_", n);
-  if (!(from <= to)) {
-    fail("uniform_: from (", from, ") must not be greater than to (", to, ")");
-  }
+  check_uniform_bounds<float>(from, to, "float32");
   const auto lo = static_cast<float>(from);
   const auto hi = static_cast<float>(to);
   for (int64_t i = 0; i < n; ++i) {
@@ -252,9 +271,7 @@ void Generator::uniform(float* data, int64_t n, double from, double to) {
 
 void Generator::uniform(double* data, int64_t n, double from, double to) {
   check_count("uniform_", n);
-  if (!(from <= to)) {
-    fail("uniform_: from (", from, ") must not be greater than to (", to, ")");
-  }
+  check_uniform_bounds<double>(from, to, "float64");
   for (int64_t i = 0; i < n; ++i) {
     data[i] = std::fma(unit_double(random64()), to - from, from);
   }

@@ -54,7 +54,8 @@ class Generator {
 
   /// Fills data[0, n) with uniform values in [from, to) (Tensor.uniform_(from, to); torch.rand is
   /// from = 0, to = 1). float: 24 random bits from one 32-bit draw; double: 53 bits from a
-  /// 64-bit draw. Throws std::invalid_argument if n < 0 or from > to.
+  /// 64-bit draw. Throws std::invalid_argument if n < 0, from > to, from or to is not a finite
+  /// number of the type, or to - from exceeds the type's largest (PyTorch's checks).
   void uniform(float* data, int64_t n, double from, double to);
   /// Double-precision version of uniform(float*, ...); see there.
   void uniform(double* data, int64_t n, double from, double to);

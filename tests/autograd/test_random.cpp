@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "autograd/random.hpp"
+#include "autograd/tensor.hpp"
 #include "fixture.hpp"
 
 namespace {
@@ -296,6 +298,31 @@ BOOST_AUTO_TEST_CASE(uniform_throws_when_from_is_greater_than_to) {
                         message_is("uniform_: from (1.5) must not be greater than to (0.5)"));
   BOOST_CHECK_EXCEPTION(gen.uniform(out_double, 1, 1.5, 0.5), std::invalid_argument,
                         message_is("uniform_: from (1.5) must not be greater than to (0.5)"));
+}
+
+// Regression: bounds outside the dtype, infinite or nan filled the tensor with inf or nan (each
+// case refused by torch 1.13 too). (3e38, 3.3e38) fits float32 and still draws.
+BOOST_AUTO_TEST_CASE(uniform_refuses_bounds_the_dtype_cannot_hold_or_a_range_wider_than_its_largest_number) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Generator gen;
+  float f[3];
+  double d[3];
+  BOOST_CHECK_EXCEPTION(gen.uniform(f, 3, -inf, inf), std::invalid_argument,
+                        message_is("uniform_: from (-inf) is out of bounds for float32"));
+  BOOST_CHECK_EXCEPTION(gen.uniform(f, 3, 0.0, 1e300), std::invalid_argument,
+                        message_is("uniform_: to (1e+300) is out of bounds for float32"));
+  BOOST_CHECK_EXCEPTION(gen.uniform(f, 3, nan, 1.0), std::invalid_argument,
+                        message_is("uniform_: from (nan) is out of bounds for float32"));
+  BOOST_CHECK_EXCEPTION(gen.uniform(d, 3, 0.0, inf), std::invalid_argument,
+                        message_is("uniform_: to (inf) is out of bounds for float64"));
+  BOOST_CHECK_EXCEPTION(
+      gen.uniform(f, 3, -3e38, 3e38), std::invalid_argument,
+      message_is("uniform_: to - from must be at most the largest float32 (3.40282e+38), but "
+                 "to is 3e+38 and from is -3e+38"));
+  BOOST_CHECK_THROW(gen.uniform(d, 3, -1e308, 1e308), std::invalid_argument);
+  BOOST_CHECK_THROW(minigrad::zeros({3}).uniform_(-3e38, 3e38), std::invalid_argument);  // the method too
+  gen.uniform(f, 3, 3e38, 3.3e38);
+  for (const float v : f) BOOST_TEST((v >= 3e38f && v <= 3.3e38f));
 }
 
 BOOST_AUTO_TEST_CASE(normal_throws_for_negative_std) {
