@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -20,6 +21,11 @@ using detail::concat;
 std::string read_text(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   check<std::runtime_error>(file.good(), "read_text: cannot open '", path, "': ", std::strerror(errno));
+  // A directory opens as a file on Linux and then reads as nothing: say what it is (Python's open
+  // raises IsADirectoryError).
+  std::error_code error;
+  check<std::runtime_error>(!std::filesystem::is_directory(path, error), "read_text: cannot read '", path,
+                            "': it is a directory");
   std::ostringstream text;
   text << file.rdbuf();
   check<std::runtime_error>(!file.bad(), "read_text: cannot read '", path, "': ", std::strerror(errno));

@@ -163,6 +163,9 @@ BOOST_AUTO_TEST_CASE(bad_input_gives_a_message_naming_the_problem) {
        "batch_size and block_size must be at least 1, got 0 and 2"},
       {"missing file", [] { data::read_text("no/such/file.txt"); },
        "read_text: cannot open 'no/such/file.txt': No such file", false, true},
+      // Regression: a directory read as an empty text, which CharVocab then called empty.
+      {"a directory", [] { data::read_text(std::filesystem::temp_directory_path().string()); },
+       "': it is a directory", false, true},
   };
   for (const BadInput& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {
