@@ -90,9 +90,12 @@ std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& split_siz
   check_defined(a, "split");
   check(a.dim() > 0, "split: cannot split a 0-d tensor");
   const int64_t d = normalize_dim(dim, a.shape(), "split");
+  const int64_t dim_size = a.shape()[d];
   int64_t total = 0;
   for (int64_t size : split_sizes) {
     check(size >= 0, "split: split_sizes must be non-negative, got ", Shape(split_sizes));
+    check(size <= dim_size - total, "split: split_sizes ", Shape(split_sizes), " add up to more than dim ", d,
+          " of shape ", a.shape(), " has (", dim_size, ")");  // checked before adding: no overflow
     total += size;
   }
   check(total == a.shape()[d], "split: split_sizes ", Shape(split_sizes), " add up to ", total, " but dim ",
@@ -128,7 +131,7 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
   const int64_t d = normalize_dim(dim, a.shape(), "chunk");
   const int64_t size = a.shape()[d];
   if (size == 0) return split(a, std::vector<int64_t>(static_cast<size_t>(chunks), 0), d);  // as PyTorch
-  return split(a, (size + chunks - 1) / chunks, d);
+  return split(a, size / chunks + (size % chunks != 0 ? 1 : 0), d);  // ceil(size / chunks), without overflow
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {

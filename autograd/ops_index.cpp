@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <limits>
 
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
@@ -95,7 +96,12 @@ void add_rows(Tensor dst, int64_t dim, const std::vector<int64_t>& rows, const T
         if (skip && rows[j] == *skip) continue;
         T* row = d + (o * size + rows[j]) * inner;
         const T* add = s + (o * n + j) * inner;
-        for (int64_t k = 0; k < inner; ++k) row[k] = static_cast<T>(row[k] + a * add[k]);
+        for (int64_t k = 0; k < inner; ++k) {
+          if constexpr (detail::wraps<T>)  // int64 wraps on overflow, as PyTorch's
+            row[k] = detail::wrapping_add(row[k], detail::wrapping_mul(a, add[k]));
+          else
+            row[k] = static_cast<T>(row[k] + a * add[k]);
+        }
       }
     }
   });
@@ -183,8 +189,9 @@ void scatter_add_kernel(Tensor dst, int64_t dim, const Tensor& index, const Tens
   dispatch_numeric(dst.dtype(), "scatter_add", [&]<typename T>() {
     T* d = dst.data_ptr<T>();
     const T* s = src.data_ptr<T>();
-    for_each_indexed(index, dim, dst.shape(), src.shape(),
-                     [&](int64_t, int64_t from, int64_t at) { d[at] = static_cast<T>(d[at] + s[from]); });
+    for_each_indexed(index, dim, dst.shape(), src.shape(), [&](int64_t, int64_t from, int64_t at) {
+      d[at] = detail::wrapping_add(d[at], s[from]);
+    });
   });
 }
 
@@ -379,7 +386,10 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   const int64_t n = indices.numel();
   if (num_classes == -1) {
     check(n > 0, "one_hot: cannot infer the number of classes from an empty tensor (give num_classes)");
-    num_classes = *std::max_element(idx, idx + n) + 1;
+    const int64_t largest = *std::max_element(idx, idx + n);
+    check(largest < std::numeric_limits<int64_t>::max(), "one_hot: class value ", largest,
+          " leaves no number of classes (largest + 1) an int64 can hold");
+    num_classes = largest + 1;
   }
   check(num_classes >= 0, "one_hot: num_classes must be -1 or non-negative, got ", num_classes);
   Shape shape = indices.shape();

@@ -150,7 +150,7 @@ void running_sums(const T* x, Out* y, const Lanes& lanes) {
       for (int64_t step = 0; step < lanes.n; ++step) {
         const int64_t k = Reverse ? lanes.n - 1 - step : step;
         const int64_t at = lanes.first(o, i) + k * lanes.inner;
-        total += static_cast<Acc>(x[at]);
+        total = detail::wrapping_add(total, static_cast<Acc>(x[at]));  // int64 wraps, as PyTorch's
         y[at] = static_cast<Out>(total);
       }
     }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "autograd/ops_index.hpp"
 
 using namespace minigrad;
 
@@ -57,6 +58,19 @@ BOOST_AUTO_TEST_CASE(int64_arithmetic_wraps_around_on_overflow_as_pytorchs) {
          return sum_to(ints({kMax, 1}).reshape({2, 1}), {1, 1});
        },
        {kMin}},
+      // Regression: these three overflowed as signed int64 (undefined behaviour; the sanitizer
+      // build stopped) instead of wrapping.
+      {"torch.tensor([INT64_MAX]).index_add(0, torch.tensor([0]), torch.tensor([1]), alpha=3)",
+       [] { return index_add(ints({kMax}), 0, ints({0}), ints({1}), 3); },
+       {-9223372036854775806}},
+      {"torch.tensor([INT64_MAX]).scatter_add(0, torch.tensor([0]), torch.tensor([1]))",
+       [] { return scatter_add(ints({kMax}), 0, ints({0}), ints({1})); },
+       {kMin}},
+      {"torch.tensor([INT64_MAX, 1]).cumsum(0)",
+       [] {
+         return cumsum(ints({kMax, 1}), 0);
+       },
+       {kMax, kMin}},
   };
   for (const IntCase& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {

@@ -2,6 +2,8 @@
 // standard exception whose message names the op and the values or shapes involved, one test per
 // kind of mistake. The messages follow PyTorch's rules; their wording is ours.
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -120,6 +122,14 @@ BOOST_AUTO_TEST_CASE(split_and_chunk_reject_bad_sizes) {
   BOOST_CHECK_EXCEPTION(split(x, {2, 2}), std::invalid_argument,
                         message_has({"split", "[2, 2]", "add up to 4", "size 5"}));
   BOOST_CHECK_EXCEPTION(chunk(x, 0), std::invalid_argument, message_has({"chunk", "greater than 0"}));
+  // Regression: sizes whose sum wrapped around to 5 were accepted ([0, 1, 2, 3, 4], [], [...]), and
+  // chunk's ceil(5 / chunks) overflowed for a huge count.
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  BOOST_CHECK_EXCEPTION(split(x, {7, huge, huge}), std::invalid_argument,
+                        message_has({"split", "add up to more than dim 0", "(5)"}));
+  BOOST_TEST(chunk(x, huge).size() == 5u);  // as chunk(x, 100): pieces of one row
+  BOOST_CHECK_EXCEPTION(one_hot(longs({huge}, {1})), std::invalid_argument,
+                        message_has({"one_hot", "class value 9223372036854775807"}));
   BOOST_CHECK_EXCEPTION(split(scalar_tensor(1.0), 1), std::invalid_argument, message_has({"split", "0-d"}));
 }
 
