@@ -31,7 +31,8 @@ int get_num_threads();
 /// true where the CPU has the modes (every x86-64), false elsewhere, and then changes nothing.
 /// Each thread has its own mode (a new thread starts in its creator's); minigrad's worker threads
 /// run each piece of a loop in the mode of the thread that started it, so a result never depends
-/// on which thread computed it. Throws nothing.
+/// on which thread computed it (torch 1.13 sets the calling thread only, so that its ops split
+/// over threads come out partly flushed). Throws nothing.
 bool set_flush_denormal(bool mode);
 
 namespace detail {

@@ -123,7 +123,8 @@ BOOST_AUTO_TEST_CASE(split_and_chunk_reject_bad_sizes) {
                         message_has({"split", "[2, 2]", "add up to 4", "size 5"}));
   BOOST_CHECK_EXCEPTION(chunk(x, 0), std::invalid_argument, message_has({"chunk", "greater than 0"}));
   // Regression: sizes whose sum wrapped around to 5 were accepted ([0, 1, 2, 3, 4], [], [...]), and
-  // chunk's ceil(5 / chunks) overflowed for a huge count.
+  // chunk's ceil(5 / chunks) overflowed for a huge count. torch 1.13 wraps too: it returns those
+  // three pieces, and its chunk(x, 2**63 - 1) says split_size can only be 0 if the dim has size 0.
   const int64_t huge = std::numeric_limits<int64_t>::max();
   BOOST_CHECK_EXCEPTION(split(x, {7, huge, huge}), std::invalid_argument,
                         message_has({"split", "add up to more than dim 0", "(5)"}));
