@@ -5,11 +5,15 @@
 //   gpt_forward_no_grad: the forward of one batch in eval mode under no_grad;
 //   gpt_generate: 200 new tokens from a one-token context in eval mode;
 //   gpt_matmul_floor: the step's matrix products alone on the same shapes, one call after another
-//     (the floor any framework on this BLAS meets; our side only, beside the step).
+//     (the floor any framework on this BLAS meets; our side only, beside the step);
+//   gpt_generate_matmul_floor: the same for generate's 200 forward passes.
 // The model is the example's own classes, compiled here with the program's main renamed, so the
 // figures are those of the program a learner runs. The PyTorch twin (tools/bench/pytorch_bench.py)
 // times tools/reference/gpt_reference.py's model on the same workloads.
 #include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <vector>
 
 #define main gpt_example_main  // the example's main is not the benchmark's
 #include "examples/gpt.cpp"
@@ -119,6 +123,44 @@ void gpt_matmul_floor(benchmark::State& state) {
   }
 }
 
+// generate's matrix products alone: its 200 forwards run on contexts of T = 1, 2, ..., 64 tokens and
+// then 64 again (the crop to block_size), 137 times. Per forward and layer: the q, k, v projections
+// of the 4 heads (x @ W^T, [T, 128] by a [32, 128] weight), each head's q @ k^T ([1, T, 32] @
+// [1, 32, T]) and wei @ v ([1, T, T] @ [1, T, 32]), proj (a [128, 128] weight), the feed-forward's
+// two layers ([512, 128] and [128, 512]); then lm_head ([65, 128]). The layers' products are
+// F::linear without a bias under no_grad, the call generate's Linear layers make.
+void gpt_generate_matmul_floor(benchmark::State& state) {
+  manual_seed(0);
+  NoGradGuard no_grad;
+  const int64_t block = 64, tokens = 200, L = 4, heads = 4;
+  const Tensor w_head = randn({32, 128}), w_proj = randn({128, 128}), w_up = randn({512, 128}),
+               w_down = randn({128, 512}), w_lm = randn({65, 128});
+  struct Context {
+    Tensor x, x_wide, scores, head_out, keys_t;
+  };
+  std::vector<Context> by_length;  // by_length[T - 1]: the operands for a context of T tokens
+  for (int64_t T = 1; T <= block; ++T)
+    by_length.push_back(
+        {randn({T, 128}), randn({T, 512}), randn({1, T, T}), randn({1, T, 32}), randn({1, 32, T})});
+  auto keep = [](const Tensor& t) { benchmark::DoNotOptimize(t.data_ptr<float>()); };
+  for (auto _ : state) {
+    for (int64_t i = 0; i < tokens; ++i) {
+      const Context& c = by_length[static_cast<size_t>(std::min(i + 1, block) - 1)];
+      for (int64_t layer = 0; layer < L; ++layer) {
+        for (int64_t h = 0; h < 3 * heads; ++h) keep(F::linear(c.x, w_head));
+        for (int64_t h = 0; h < heads; ++h) {
+          keep(matmul(c.head_out, c.keys_t));
+          keep(matmul(c.scores, c.head_out));
+        }
+        keep(F::linear(c.x, w_proj));
+        keep(F::linear(c.x, w_up));
+        keep(F::linear(c.x_wide, w_down));
+      }
+      keep(F::linear(c.x, w_lm));
+    }
+  }
+}
+
 }  // namespace
 
 BENCHMARK(gpt_train_step)
@@ -130,3 +172,4 @@ BENCHMARK(gpt_train_step)
 BENCHMARK(gpt_forward_no_grad)->Apply(repeated)->Unit(benchmark::kMillisecond);
 BENCHMARK(gpt_generate)->Apply(repeated)->Unit(benchmark::kMillisecond);
 BENCHMARK(gpt_matmul_floor)->Apply(repeated)->Unit(benchmark::kMillisecond);
+BENCHMARK(gpt_generate_matmul_floor)->Apply(repeated)->Unit(benchmark::kMillisecond);
