@@ -24,10 +24,15 @@ using detail::check;
 
 namespace {
 
-// Tensors reachable from `root` through grad_fn inputs that require grad, each listed after every
-// tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit
-// stack, so a chain of 100,000 ops cannot overflow the call stack.
-// Handles rather than raw pointers, so that a post-accumulate-grad hook can be given its leaf.
+// Whether input i of node gets a gradient: it required grad when the op ran and still does.
+bool gets_gradient(const Node& node, size_t i) {
+  return node.input_requires_grad[i] && node.inputs[i].requires_grad();
+}
+
+// Tensors reachable from `root` through grad_fn inputs that require grad (gets_gradient), each listed after
+// every tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit stack, so
+// a chain of 100,000 ops cannot overflow the call stack. Handles rather than raw pointers, so that a
+// post-accumulate-grad hook can be given its leaf.
 std::vector<Tensor> topological_order(const Tensor& root) {
   std::vector<Tensor> order;
   std::unordered_set<TensorImpl*> visited;
@@ -38,9 +43,9 @@ std::vector<Tensor> topological_order(const Tensor& root) {
     auto& [tensor, next] = stack.back();
     const Node* node = tensor.impl()->grad_fn.get();
     if (node && next < node->inputs.size()) {
-      const Tensor& input = node->inputs[next++];
-      if (input.defined() && input.requires_grad() && visited.insert(input.impl()).second)
-        stack.emplace_back(input, 0);
+      const size_t i = next++;
+      const Tensor& input = node->inputs[i];
+      if (gets_gradient(*node, i) && visited.insert(input.impl()).second) stack.emplace_back(input, 0);
       continue;
     }
     order.push_back(std::move(tensor));  // all inputs done: post-order
@@ -49,18 +54,22 @@ std::vector<Tensor> topological_order(const Tensor& root) {
   return order;
 }
 
-// grad += g, allocating on first use (PyTorch's accumulation rule). The first gradient is copied,
-// since a later in-place += must not write into another tensor's data, unless `may_steal` and
-// nothing else holds g or its storage: then g itself becomes the .grad, as PyTorch's
-// AccumulateGrad steals a gradient nobody else references.
-void accumulate(Tensor& grad, Tensor& g, bool may_steal) {
+// A leaf's grad += g, allocating on first use (PyTorch's AccumulateGrad). The first gradient is
+// copied, since a later in-place += must not write into another tensor's data, unless nothing
+// else holds g or its storage: then g itself becomes the .grad, as AccumulateGrad steals a
+// gradient nobody else references.
+void accumulate(Tensor& grad, Tensor& g) {
   if (!grad.defined()) {
     const bool sole_owner = g.impl_ptr().use_count() == 1 && g.impl()->storage.use_count() == 1;
-    grad = may_steal && sole_owner ? std::move(g) : g.clone();
+    grad = sole_owner ? std::move(g) : g.clone();
     return;
   }
   grad.add_(g);
 }
+
+// A retained non-leaf's grad: a new tensor each time, g's copy and then grad + g, never changed
+// in place (PyTorch 1.13's retain_grad hook), so a .grad taken after one backward keeps its values.
+void retain(Tensor& grad, const Tensor& g) { grad = grad.defined() ? add(grad, g) : g.clone(); }
 
 // Throws if an input or the output of `node` was changed in place after the op ran: its backward
 // would compute with the new values, silently. Message as PyTorch's, plus which tensor it was.
@@ -160,7 +169,10 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
                    bool retain_graph) {
   // A leaf's gradient goes nowhere else, so it may become the .grad itself; a retained
   // non-leaf's gradient still flows on into its node below.
-  if (!tensor.grad_fn || tensor.retains_grad) accumulate(tensor.grad, grad, /*may_steal=*/!tensor.grad_fn);
+  if (!tensor.grad_fn)
+    accumulate(tensor.grad, grad);
+  else if (tensor.retains_grad)
+    retain(tensor.grad, grad);
   Node* node = tensor.grad_fn.get();
   if (!node) return;
   check<std::runtime_error>(static_cast<bool>(node->backward),
@@ -180,7 +192,7 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
   if (detail::anomaly_enabled) detail::check_backward_result(*node, input_grads);  // nan or inf: throw here
   for (size_t i = 0; i < node->inputs.size(); ++i) {
     const Tensor& input = node->inputs[i];
-    if (!input.defined() || !input.requires_grad() || !input_grads[i].defined()) continue;
+    if (!gets_gradient(*node, i) || !input_grads[i].defined()) continue;
     assert(input_grads[i].shape() == input.shape());
     // A gradient has its input's dtype (float64 * float32 sends float64 back to the float32 side).
     Tensor g = detail::convert(input_grads[i], input.dtype());

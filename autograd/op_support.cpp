@@ -61,6 +61,8 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
   node->backward = std::move(backward);
   node->output_shape = out.shape();
   for (const Tensor& input : node->inputs)
+    node->input_requires_grad.push_back(input.defined() && input.requires_grad());
+  for (const Tensor& input : node->inputs)
     node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr,
                                 input.defined() ? input.version() : 0);
   // The output counts only when the op kept an alias of it for its backward (detail::saved(out)),

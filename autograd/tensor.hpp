@@ -328,6 +328,9 @@ struct Node {
   std::vector<Tensor> inputs;  ///< the op's tensor inputs, in order
   BackwardFn backward;         ///< emptied after a backward() without retain_graph
   Shape output_shape;          ///< for error messages and graph drawing
+  /// Per input: whether it required grad when the op ran. Only those get a gradient (PyTorch's
+  /// edges are made then), so requires_grad_() on an input after the op changes nothing for it.
+  std::vector<bool> input_requires_grad;
   /// The version counter of each input (null where undefined), then the output's if the op keeps
   /// it for its backward (exp, relu, ...), with its value when the op ran. The backward reads these
   /// tensors, so the engine checks that none has been changed in place since (PyTorch's

@@ -275,6 +275,49 @@ BOOST_AUTO_TEST_CASE(inputs_that_do_not_require_grad_get_no_gradient) {
              boost::test_tools::per_element());
 }
 
+// Regression: a retained non-leaf's .grad was added into in place, so a handle taken after the
+// first backward changed with the second. PyTorch 1.13's retain_grad makes a new tensor each time:
+// y = 2x, z = sum(y^2), dz/dy = 2y = [4, 8, 12] per backward.
+BOOST_AUTO_TEST_CASE(a_retained_grad_taken_after_one_backward_keeps_its_values) {
+  Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor y = x * 2.0;
+  y.retain_grad();
+  Tensor z = (y * y).sum();
+  z.backward(Tensor(), /*retain_graph=*/true);
+  const Tensor first = y.grad();
+  z.backward();
+  BOOST_TEST(first.to_vector<float>() == std::vector<float>({4.0f, 8.0f, 12.0f}),
+             boost::test_tools::per_element());
+  BOOST_TEST(y.grad().to_vector<float>() == std::vector<float>({8.0f, 16.0f, 24.0f}),
+             boost::test_tools::per_element());
+  // A leaf's .grad is still accumulated in place (AccumulateGrad): a handle sees the sum.
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({16.0f, 32.0f, 48.0f}),
+             boost::test_tools::per_element());
+}
+
+// Regression: whether an input gets a gradient was read when backward ran, so an input given
+// requires_grad_() after the op got one. PyTorch decides when the op runs: x.grad stays None.
+// The other way round, a leaf that stops requiring grad before backward gets none, as in PyTorch.
+BOOST_AUTO_TEST_CASE(requires_grad_counts_as_it_was_when_the_op_ran) {
+  Tensor x = tensor({1.0, 2.0, 3.0});
+  Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor y = (x * w).sum();
+  x.requires_grad_();
+  y.backward();
+  BOOST_TEST(!x.grad().defined());
+  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({1.0f, 2.0f, 3.0f}),
+             boost::test_tools::per_element());
+
+  Tensor a = tensor({1.0, 2.0}).requires_grad_();
+  Tensor b = tensor({3.0, 4.0}).requires_grad_();
+  Tensor c = (a * b).sum();
+  a.requires_grad_(false);
+  c.backward();
+  BOOST_TEST(!a.grad().defined());
+  BOOST_TEST(b.grad().to_vector<float>() == std::vector<float>({1.0f, 2.0f}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(in_place_change_of_a_leaf_that_requires_grad_throws_outside_no_grad) {
   Tensor w = tensor({1.0}).requires_grad_();
   BOOST_CHECK_THROW(w.fill_(2.0), std::runtime_error);
