@@ -1,12 +1,17 @@
 // clip_grad_norm_, as PyTorch 1.13's torch/nn/utils/clip_grad.py.
 //
-// PyTorch takes the norm of each gradient, then the norm of those norms; that equals the norm of
-// all elements together, which we sum in double in one pass. The scale factor is applied to every
-// gradient even when it is 1, as PyTorch does (multiplying by 1 changes nothing).
+// PyTorch takes the norm of each gradient in the gradient's dtype, then the norm of those norms,
+// then clip_coef = max_norm / (total_norm + 1e-6) clamped to 1, all as tensors of that dtype
+// (float32 unless a gradient is float64). We sum each gradient's |g|^p in double and round the
+// way a float32 sum would end: past FLT_MAX it is inf, so float32 gradients whose norm passes
+// sqrt(FLT_MAX) = 1.8e19 give an infinite norm and are multiplied by 0, as in PyTorch. The scale
+// factor is applied to every gradient even when it is 1, as PyTorch does.
 #include "optim/clip_grad.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include "autograd/op_support.hpp"
 
@@ -16,32 +21,35 @@ using detail::check;
 
 namespace {
 
-// sum |g|^p over all elements, or max |g| for the infinity norm (NaN propagates, as PyTorch's).
-double accumulate_norm(const std::vector<Tensor>& grads, double norm_type) {
-  const bool infinity = std::isinf(norm_type);
+// A sum of |g|^p (or a largest |g|) computed in double, as the dtype's own sum ends: inf past
+// its largest finite number, then rounded to it.
+double in_dtype(double value, Dtype dtype) {
+  if (dtype == kFloat64) return value;
+  if (value > std::numeric_limits<float>::max()) return std::numeric_limits<double>::infinity();
+  return static_cast<float>(value);
+}
+
+// (sum |x|^p)^(1/p), or max |x| for the infinity norm, of `values` in `dtype` (NaN propagates).
+template <typename T>
+double norm_of(const T* values, int64_t n, double norm_type, Dtype dtype) {
   double total = 0;
-  for (const Tensor& grad : grads) {
-    dispatch_floating(grad.dtype(), "clip_grad_norm_", [&]<typename T>() {
-      const T* g = grad.data_ptr<T>();
-      const int64_t grad_numel = grad.numel();
-      for (int64_t i = 0; i < grad_numel; ++i) {
-        const double a = std::abs(static_cast<double>(g[i]));
-        if (infinity) {
-          if (std::isnan(a) || a > total) total = a;  // once nan, it stays nan: the norm of a set holding nan
-        } else if (norm_type == 2) {
-          total += a * a;
-        } else {
-          total += std::pow(a, norm_type);
-        }
-      }
-    });
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = std::abs(static_cast<double>(values[i]));
+    if (std::isinf(norm_type)) {
+      if (std::isnan(a) || a > total) total = a;  // once nan, it stays nan: the norm of a set holding nan
+    } else {
+      total += norm_type == 2 ? a * a : std::pow(a, norm_type);
+    }
   }
-  return total;
+  if (std::isinf(norm_type)) return total;
+  total = in_dtype(total, dtype);
+  return in_dtype(norm_type == 2 ? std::sqrt(total) : std::pow(total, 1.0 / norm_type), dtype);
 }
 
 }  // namespace
 
-double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type) {
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type,
+                       bool error_if_nonfinite) {
   check(max_norm >= 0, "clip_grad_norm_: max_norm must be >= 0, got ", max_norm);
   check(norm_type > 0, "clip_grad_norm_: norm_type must be > 0 (or infinity), got ", norm_type);
   std::vector<Tensor> grads;
@@ -51,15 +59,30 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   }
   if (grads.empty()) return 0.0;
 
-  const double sum = accumulate_norm(grads, norm_type);
-  double total_norm = sum;  // the infinity norm is the largest |g| itself
-  if (norm_type == 2) {
-    total_norm = std::sqrt(sum);
-  } else if (!std::isinf(norm_type)) {
-    total_norm = std::pow(sum, 1.0 / norm_type);  // (sum |g|^p)^(1/p)
+  // Each gradient's norm in its dtype; the norm of the norms in the widest of them (torch.stack).
+  Dtype dtype = kFloat32;
+  std::vector<double> norms;
+  for (const Tensor& grad : grads) {
+    dispatch_floating(grad.dtype(), "clip_grad_norm_", [&]<typename T>() {
+      norms.push_back(norm_of(grad.data_ptr<T>(), grad.numel(), norm_type, grad.dtype()));
+    });
+    if (grad.dtype() == kFloat64) dtype = kFloat64;
   }
+  const double total_norm = norm_of(norms.data(), static_cast<int64_t>(norms.size()), norm_type, dtype);
+  if (error_if_nonfinite && !std::isfinite(total_norm))
+    throw std::runtime_error(detail::concat(
+        "clip_grad_norm_: the total norm of order ", norm_type,
+        " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
+        "scale the gradients by the non-finite norm anyway, set error_if_nonfinite = false"));
 
-  const double clip_coef = std::min(max_norm / (total_norm + 1e-6), 1.0);  // 1e-6 keeps 0 / 0 away
+  // max_norm / (total_norm + 1e-6), clamped to 1; PyTorch divides as reciprocal times max_norm.
+  double clip_coef = 0;
+  if (dtype == kFloat32) {
+    const float denominator = static_cast<float>(total_norm) + 1e-6f;  // 1e-6 keeps 0 / 0 away
+    clip_coef = std::min((1.0f / denominator) * static_cast<float>(max_norm), 1.0f);
+  } else {
+    clip_coef = std::min((1.0 / (total_norm + 1e-6)) * max_norm, 1.0);
+  }
   NoGradGuard no_grad;
   for (Tensor& grad : grads) grad.mul_(clip_coef);
   return total_norm;

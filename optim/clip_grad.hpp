@@ -16,9 +16,14 @@ namespace minigrad::nn::utils {
 /// `norm_type` (2 by default; infinity, `std::numeric_limits<double>::infinity()`, for the largest
 /// absolute value), and multiplies every gradient in place by
 /// clip_coef = min(max_norm / (total_norm + 1e-6), 1). Parameters without a gradient are skipped.
+/// As in PyTorch, the norm is taken in float32 unless a gradient is float64, so float32 gradients
+/// whose norm passes 1.8e19 (sqrt of float32's largest number) give an infinite norm and are
+/// all multiplied by 0.
 /// Returns total_norm, the norm before clipping (0 when no parameter has a gradient).
-/// Mirrors `torch.nn.utils.clip_grad_norm_`, which returns it as a tensor.
-/// Throws std::invalid_argument for an undefined parameter, max_norm < 0, or norm_type <= 0.
-double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0);
+/// Mirrors `torch.nn.utils.clip_grad_norm_`, which returns it as a 0-d tensor of that dtype.
+/// Throws std::invalid_argument for an undefined parameter, max_norm < 0, or norm_type <= 0
+/// (PyTorch accepts them); std::runtime_error when error_if_nonfinite and the norm is inf or nan.
+double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
 
 }  // namespace minigrad::nn::utils

@@ -4,6 +4,7 @@
 // cases worked by hand and every bad-input throw.
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,12 @@ BOOST_AUTO_TEST_SUITE(clip_grad)
 BOOST_AUTO_TEST_CASE(total_norm_and_clipped_gradients_match_pytorch) {
   std::set<std::string> expected_cases = {"clip_scales_gradients_whose_norm_exceeds_max_norm",
                                           "clip_leaves_gradients_below_max_norm",
-                                          "clip_with_the_one_norm_in_float64", "clip_with_the_infinity_norm",
-                                          "clip_with_the_three_norm_skips_a_missing_grad"};
+                                          "clip_with_the_one_norm_in_float64",
+                                          "clip_with_the_infinity_norm",
+                                          "clip_with_the_three_norm_skips_a_missing_grad",
+                                          "clip_in_float32_a_gradient_norm_past_the_float_range_is_inf",
+                                          "clip_in_float32_finite_gradient_norms_whose_norm_overflows",
+                                          "clip_in_float64_the_same_gradients_keep_a_finite_norm"};
   std::set<std::string> seen;
   for (const json& c : fixture()["clip_grad_norm"]) {
     seen.insert(c["name"].get<std::string>());
@@ -41,7 +46,10 @@ BOOST_AUTO_TEST_CASE(total_norm_and_clipped_gradients_match_pytorch) {
       set_grads(params, c["grads"]);
 
       const double total_norm = clip_grad_norm_(params, c["max_norm"].get<double>(), norm_type_of(c));
-      check_close({total_norm}, dtype, json::array({c["total_norm"]}), "total norm");
+      if (c["total_norm"] == "inf")
+        BOOST_TEST(total_norm == std::numeric_limits<double>::infinity());
+      else
+        check_close({total_norm}, dtype, json::array({c["total_norm"]}), "total norm");
       for (size_t i = 0; i < params.size(); ++i) {
         if (c["clipped"][i].is_null()) {
           BOOST_TEST(!params[i].grad().defined());
@@ -56,11 +64,13 @@ BOOST_AUTO_TEST_CASE(total_norm_and_clipped_gradients_match_pytorch) {
 
 BOOST_AUTO_TEST_CASE(a_three_four_gradient_is_scaled_to_length_one) {
   // |(3, 4)| = 5; clip_coef = 1 / (5 + 1e-6), so the gradient becomes (0.6, 0.8) up to 1e-6.
+  // PyTorch computes max_norm / t as t.reciprocal() * max_norm, then multiplies each gradient by it.
   Tensor p = minigrad::zeros({2}, {.dtype = minigrad::kFloat64, .requires_grad = true});
   p.set_grad(minigrad::tensor({3.0, 4.0}, {.dtype = minigrad::kFloat64}));
   BOOST_TEST(clip_grad_norm_({p}, 1.0) == 5.0);
-  BOOST_TEST(p.grad().at({0}) == 3.0 / (5.0 + 1e-6));
-  BOOST_TEST(p.grad().at({1}) == 4.0 / (5.0 + 1e-6));
+  const double clip_coef = (1.0 / (5.0 + 1e-6)) * 1.0;
+  BOOST_TEST(p.grad().at({0}) == 3.0 * clip_coef);
+  BOOST_TEST(p.grad().at({1}) == 4.0 * clip_coef);
 }
 
 // Regression: under the infinity norm a nan was replaced by the next larger |g|, so the norm came out
@@ -73,6 +83,27 @@ BOOST_AUTO_TEST_CASE(a_nan_gradient_makes_the_infinity_norm_nan) {
   BOOST_TEST(std::isnan(clip_grad_norm_({a, b}, 1.0, INFINITY)));
   for (const Tensor& p : {a, b})
     for (float g : p.grad().to_vector<float>()) BOOST_TEST(std::isnan(g));
+}
+
+// Regression: the norm was summed in double whatever the dtype, so float32 gradients of 1e30 gave
+// a finite norm of 1.4e30 and were scaled to 0.707 each, where PyTorch's float32 norm is inf and
+// multiplies them by 0 (the fixture cases above hold PyTorch's numbers for such gradients).
+// error_if_nonfinite turns that into an error and leaves the gradients alone, as in PyTorch.
+BOOST_AUTO_TEST_CASE(error_if_nonfinite_refuses_an_infinite_norm_and_leaves_the_gradients) {
+  Tensor p = minigrad::zeros({2}, {.requires_grad = true});
+  p.set_grad(minigrad::tensor({1e30, 1e30}));
+  const std::string expected =
+      "clip_grad_norm_: the total norm of order 2 for gradients from `parameters` is non-finite, so it "
+      "cannot be "
+      "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+      "error_if_nonfinite = false";
+  BOOST_CHECK_EXCEPTION(clip_grad_norm_({p}, 1.0, 2.0, /*error_if_nonfinite=*/true), std::runtime_error,
+                        [&](const std::runtime_error& e) { return std::string(e.what()) == expected; });
+  BOOST_TEST(p.grad().to_vector<float>() == (std::vector<float>{1e30f, 1e30f}),
+             boost::test_tools::per_element());
+  BOOST_TEST(clip_grad_norm_({p}, 1.0) == std::numeric_limits<double>::infinity());
+  BOOST_TEST(p.grad().to_vector<float>() == (std::vector<float>{0.0f, 0.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(no_gradient_at_all_gives_a_total_norm_of_zero) {

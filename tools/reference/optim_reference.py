@@ -207,7 +207,7 @@ def clip_case(name, max_norm, norm_type, scale, dtype="float32", missing=()):
     return {"name": name, "dtype": dtype, "max_norm": max_norm,
             "norm_type": "inf" if math.isinf(norm_type) else norm_type,
             "shapes": [list(p.shape) for p in params], "grads": grads,
-            "total_norm": float(total), "clipped": clipped}
+            "total_norm": "inf" if math.isinf(float(total)) else float(total), "clipped": clipped}
 
 
 def clip_cases():
@@ -217,6 +217,11 @@ def clip_cases():
         clip_case("clip_with_the_one_norm_in_float64", 0.5, 1.0, 2.0, dtype="float64"),
         clip_case("clip_with_the_infinity_norm", 0.3, math.inf, 1.0),
         clip_case("clip_with_the_three_norm_skips_a_missing_grad", 0.5, 3.0, 1.0, missing={1}),
+        # float32 norms are summed in float32: past sqrt(FLT_MAX) = 1.8e19 the norm is inf and
+        # every gradient is multiplied by max_norm / inf = 0
+        clip_case("clip_in_float32_a_gradient_norm_past_the_float_range_is_inf", 1.0, 2.0, 1e20),
+        clip_case("clip_in_float32_finite_gradient_norms_whose_norm_overflows", 1.0, 2.0, 6e18),
+        clip_case("clip_in_float64_the_same_gradients_keep_a_finite_norm", 1.0, 2.0, 1e20, dtype="float64"),
     ]
 
 
