@@ -39,12 +39,12 @@ class Optimizer {
 
   /// Clears every parameter's gradient; gradients add up across backward() calls until then
   /// (`optimizer.zero_grad()`). With set_to_none the grads become undefined (PyTorch 2's
-  /// default; 1.13 defaulted to false), else they are filled with zeros in place.
-  void zero_grad(bool set_to_none = true);
+  /// default), else they are filled with zeros in place (PyTorch 1.13's default, and Module's).
+  void zero_grad(bool set_to_none = false);
 
   /// The learning rate (PyTorch's `param_groups[0]["lr"]`), what schedulers read and change.
   double lr() const { return lr_; }
-  /// Throws std::invalid_argument for a negative or NaN lr.
+  /// Throws std::invalid_argument for a negative or NaN lr (a scheduler's lr is not checked).
   void set_lr(double lr);
   /// The lr when the first scheduler was built on this optimizer, unset before (PyTorch's
   /// `param_groups[0]["initial_lr"]`). Every scheduler starts from it, so a second scheduler is
@@ -93,6 +93,11 @@ class Optimizer {
 
  private:
   void check_state_dict(const std::map<std::string, Tensor>& state_dict) const;
+
+  /// A scheduler's lr goes in unchecked, as PyTorch's schedulers write param_groups[0]["lr"]:
+  /// LinearLR down to end_factor 0 can round to -1.9e-18 at its last epoch.
+  friend class LRScheduler;
+  void set_scheduled_lr(double lr) { lr_ = lr; }
 
   std::vector<Tensor> params_;
   std::vector<ParamState> state_;  ///< state_[i] belongs to params_[i]

@@ -28,7 +28,7 @@ void LRScheduler::step() {
                              "scheduler step: last_epoch is already ", last_epoch_, ", the largest int64");
   ++last_epoch_;
   last_lr_ = get_lr();
-  optimizer_.set_lr(last_lr_);
+  optimizer_.set_scheduled_lr(last_lr_);
 }
 
 // ---- StepLR ------------------------------------------------------------------------------------

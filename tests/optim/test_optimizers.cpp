@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(zero_grad_with_set_to_none_leaves_the_grads_undefined) {
   Tensor a = parameter({2}), b = parameter({3});
   a.set_grad(minigrad::ones({2}));
   optim::SGD sgd({a, b}, {.lr = 0.1});
-  sgd.zero_grad();  // set_to_none = true by default
+  sgd.zero_grad(/*set_to_none=*/true);
   BOOST_TEST(!a.grad().defined());
   BOOST_TEST(!b.grad().defined());
 }
@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(zero_grad_without_set_to_none_fills_the_same_grad_tensor_wi
   a.set_grad(minigrad::full({3}, 2.5));
   const Tensor old_grad = a.grad();
   optim::Adam adam({a, b});
-  adam.zero_grad(/*set_to_none=*/false);
+  adam.zero_grad();                                // set_to_none = false by default, as in PyTorch 1.13
   BOOST_TEST(a.grad().impl() == old_grad.impl());  // in place, as PyTorch's zero_()
   BOOST_TEST(old_grad.to_vector<double>() == (std::vector<double>{0, 0, 0}),
              boost::test_tools::per_element());

@@ -47,8 +47,9 @@ BOOST_AUTO_TEST_SUITE(schedulers)
 
 BOOST_AUTO_TEST_CASE(lr_sequences_over_twelve_steps_match_pytorch) {
   const std::set<std::string> expected_cases = {
-      "step_lr_halves_every_three_steps", "step_lr_default_gamma", "cosine_annealing_past_t_max",
-      "cosine_annealing_default_eta_min", "linear_lr_defaults",    "linear_lr_decay"};
+      "step_lr_halves_every_three_steps",   "step_lr_default_gamma", "cosine_annealing_past_t_max",
+      "cosine_annealing_default_eta_min",   "linear_lr_defaults",    "linear_lr_decay",
+      "linear_lr_to_zero_rounds_below_zero"};
   std::set<std::string> seen;
   for (const json& c : fixture()["schedulers"]) {
     seen.insert(c["name"].get<std::string>());
@@ -71,6 +72,21 @@ BOOST_AUTO_TEST_CASE(lr_sequences_over_twelve_steps_match_pytorch) {
     }
   }
   BOOST_TEST(seen == expected_cases, boost::test_tools::per_element());
+}
+
+// Regression: LinearLR down to end_factor 0 threw at its last epoch ("SGD: lr must be >= 0, got
+// -1.85037e-18"), having already counted the epoch, and left the optimizer at the epoch before's
+// lr. PyTorch writes the rounded lr as it is (the fixture case above); a checkpoint taken then loads.
+BOOST_AUTO_TEST_CASE(an_lr_a_scheduler_rounded_below_zero_is_kept_and_survives_a_checkpoint) {
+  Tensor p = parameter({2});
+  optim::SGD optimizer({p}, {.lr = 0.1});
+  optim::LinearLR scheduler(optimizer, 1.0 / 3, 0.0, 4);
+  for (int epoch = 0; epoch < 4; ++epoch) scheduler.step();
+  BOOST_TEST(optimizer.lr() < 0);
+  BOOST_TEST(optimizer.lr() > -1e-17);
+  optim::SGD restored({parameter({2})}, {.lr = 0.1});
+  restored.load_state_dict(optimizer.state_dict());
+  BOOST_TEST(restored.lr() == optimizer.lr());
 }
 
 // Regression: a CosineAnnealingLR built after a LinearLR took the lr LinearLR had already halved as

@@ -186,6 +186,9 @@ def scheduler_cases():
         scheduler_case("cosine_annealing_default_eta_min", "CosineAnnealingLR", {"T_max": 10}, base_lr=3e-4),
         scheduler_case("linear_lr_defaults", "LinearLR", {}),
         scheduler_case("linear_lr_decay", "LinearLR", {"start_factor": 1.0, "end_factor": 0.25, "total_iters": 8}),
+        # down to 0: the chainable formula rounds to -1.9e-18 at epoch 4, and PyTorch keeps it
+        scheduler_case("linear_lr_to_zero_rounds_below_zero", "LinearLR",
+                       {"start_factor": 1.0 / 3, "end_factor": 0.0, "total_iters": 4}),
     ]
 
 
