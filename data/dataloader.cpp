@@ -5,6 +5,8 @@
 // An epoch is a list of row indices (0..N-1, or a random permutation), cut into batches of B.
 #include "data/dataloader.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <range/v3/range/conversion.hpp>
@@ -73,6 +75,47 @@ std::vector<Tensor> TensorDataset::get_batch(std::span<const int64_t> indices) c
     batch.push_back(out);
   }
   return batch;
+}
+
+// ---- random_split ----------------------------------------------------------------------------
+
+std::vector<TensorDataset> random_split(const TensorDataset& dataset, const std::vector<double>& lengths,
+                                        Generator& generator) {
+  const int64_t n = dataset.size();
+  double sum = 0;
+  for (double length : lengths) sum += length;  // Python's sum(lengths), left to right
+  std::vector<int64_t> counts;
+  // Fractions when they sum to 1, as math.isclose(sum, 1) (relative 1e-9) and sum <= 1.
+  if (std::abs(sum - 1) <= 1e-9 * std::max(std::abs(sum), 1.0) && sum <= 1) {
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      check(lengths[i] >= 0 && lengths[i] <= 1, "random_split: fraction ", lengths[i], " at index ", i,
+            " is not between 0 and 1");
+      counts.push_back(static_cast<int64_t>(std::floor(static_cast<double>(n) * lengths[i])));
+    }
+    const int64_t remainder = n - std::accumulate(counts.begin(), counts.end(), int64_t{0});
+    for (int64_t i = 0; i < remainder; ++i) ++counts[static_cast<size_t>(i) % counts.size()];  // round robin
+  } else {
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      check(lengths[i] >= 0 && lengths[i] == std::floor(lengths[i]) && lengths[i] <= static_cast<double>(n),
+            "random_split: length ", lengths[i], " at index ", i,
+            " is not a whole number of examples from 0 to ", n);
+      counts.push_back(static_cast<int64_t>(lengths[i]));
+    }
+  }
+  const int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t{0});
+  check(total == n, "random_split: the lengths sum to ", total, " but the dataset has ", n,
+        " examples (sum of input lengths does not equal the length of the input dataset)");
+
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  generator.randperm(order.data(), n);
+  std::vector<TensorDataset> parts;
+  int64_t offset = 0;
+  for (int64_t count : counts) {
+    parts.emplace_back(
+        dataset.get_batch(std::span<const int64_t>(order.data() + offset, static_cast<size_t>(count))));
+    offset += count;
+  }
+  return parts;
 }
 
 // ---- DataLoader ------------------------------------------------------------------------------

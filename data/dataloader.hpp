@@ -57,6 +57,20 @@ class TensorDataset {
   std::vector<Tensor> tensors_;
 };
 
+/// Splits `dataset` at random into datasets of the given lengths, which together hold every example
+/// once (`torch.utils.data.random_split(dataset, lengths, generator)`):
+///   auto parts = data::random_split(dataset, {0.8, 0.2});   // or whole lengths: {800, 200}
+/// `lengths` are numbers of examples summing to N, or fractions summing to 1 (within 1e-9): part i
+/// then gets floor(N * fraction_i) examples and the remainder goes one each to parts 0, 1, ...,
+/// as PyTorch 1.13 does. The order is one randperm(N) from `generator`, so manual_seed(s) there
+/// and here gives the same parts; part i is the next lengths[i] indices of that permutation.
+/// Each part is a TensorDataset of its rows in that order: a copy (PyTorch's Subset keeps the
+/// indices instead, and gives the same examples in the same order). Throws std::invalid_argument
+/// for a fraction outside [0, 1], a length that is negative or not a whole number, or lengths
+/// whose sum is not N, naming the value.
+std::vector<TensorDataset> random_split(const TensorDataset& dataset, const std::vector<double>& lengths,
+                                        Generator& generator = default_generator());
+
 /// Options of DataLoader, PyTorch's keyword arguments and defaults:
 /// `{.batch_size = 32, .shuffle = true, .drop_last = true}`.
 struct DataLoaderOptions {

@@ -135,6 +135,62 @@ BOOST_AUTO_TEST_CASE(loader_batch_order_matches_pytorch_for_every_seed_size_and_
   }
 }
 
+// random_split was named in the README and data/'s headers but did not exist. The parts of
+// torch.utils.data.random_split for whole lengths and fractions (one each of the remainder to the
+// first parts), explicit and default generators, and the draws it takes (the next int64 after).
+BOOST_AUTO_TEST_CASE(random_split_gives_pytorchs_parts_for_lengths_and_fractions) {
+  for (const json& c : fixture()["random_split"]) {
+    BOOST_TEST_CONTEXT("n " << c["n"] << ", lengths " << c["lengths"] << ", seed " << c["seed"] << ", "
+                            << c["generator"]) {
+      const auto seed = c["seed"].get<uint64_t>();
+      Generator explicit_generator(seed);
+      const bool use_default = c["generator"] == "default";
+      if (use_default) manual_seed(seed);
+      Generator& generator = use_default ? default_generator() : explicit_generator;
+      const int64_t n = c["n"].get<int64_t>();
+      // a second tensor, so that each part's rows are checked to stay together
+      const data::TensorDataset dataset(arange(n), arange(n) * 10);
+      const std::vector<data::TensorDataset> parts =
+          data::random_split(dataset, c["lengths"].get<std::vector<double>>(), generator);
+      const auto expected = c["parts"].get<std::vector<std::vector<int64_t>>>();
+      BOOST_TEST_REQUIRE(parts.size() == expected.size());
+      for (size_t i = 0; i < parts.size(); ++i) {
+        BOOST_TEST(parts[i].size() == static_cast<int64_t>(expected[i].size()));
+        BOOST_TEST(parts[i].tensors()[0].to_vector<int64_t>() == expected[i],
+                   boost::test_tools::per_element());
+        BOOST_TEST((parts[i].tensors()[1] / 10).to_vector<int64_t>() == expected[i],
+                   boost::test_tools::per_element());
+      }
+      int64_t next = 0;
+      generator.random_full(&next, 1);
+      BOOST_TEST(next == c["next_int64"].get<int64_t>());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(random_split_rejects_lengths_that_do_not_fit_the_dataset) {
+  const data::TensorDataset dataset(arange(10));
+  auto message_of = [&](const std::vector<double>& lengths) {
+    try {
+      data::random_split(dataset, lengths);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  BOOST_TEST(
+      message_of({3, 6}) ==
+      "random_split: the lengths sum to 9 but the dataset has 10 examples (sum of input lengths does not "
+      "equal the length of the input dataset)");
+  BOOST_TEST(message_of({2.5, 7.5}) ==
+             "random_split: length 2.5 at index 0 is not a whole number of examples "
+             "from 0 to 10");
+  BOOST_TEST(message_of({-1, 11}) ==
+             "random_split: length -1 at index 0 is not a whole number of examples from 0 "
+             "to 10");
+  BOOST_TEST(message_of({1.5, -0.5}) == "random_split: fraction 1.5 at index 0 is not between 0 and 1");
+}
+
 BOOST_AUTO_TEST_CASE(loader_draws_at_the_same_moments_as_pytorch_when_the_loop_draws_too) {
   for (const json& c : fixture()["loader_interleaved"]) {
     BOOST_TEST_CONTEXT("n " << c["n"] << ", batch " << c["batch_size"] << ", drop_last " << c["drop_last"]) {

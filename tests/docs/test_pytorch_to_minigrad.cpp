@@ -585,6 +585,9 @@ BOOST_AUTO_TEST_CASE(data_spellings_run) {
   int64_t rows = 0;
   for (const auto& batch : loader) rows += batch[0].size(0) + 0 * batch[1].size(0);
   BOOST_TEST(rows == 5);
+  auto parts = data::random_split(dataset, {0.8, 0.2});
+  BOOST_TEST((parts.size() == 2 && parts[0].size() == 4 && parts[1].size() == 1));
+  BOOST_TEST(data::random_split(dataset, {4, 1})[1].size() == 1);
 
   InDirectory repo(kSource);  // the data paths below are relative to the repository
   {

@@ -5,6 +5,8 @@ Run with Debian's python3-torch 1.13.1 from the repository root:
     /usr/bin/python3 tools/reference/data_reference.py
 
 It writes tests/fixtures/data.json with:
+- "random_split": the parts of torch.utils.data.random_split over TensorDataset(torch.arange(n)) for
+  whole lengths and fractions, with an explicit or the default generator, and the next int64 after;
 - "loader": the batch order of torch.utils.data.DataLoader over TensorDataset(torch.arange(n)),
   for 3 epochs, with shuffle on and off, an explicit generator (generator=g) or the default one
   (generator=None after torch.manual_seed), and the next int64 the generator gives afterwards
@@ -26,7 +28,7 @@ import sys
 
 import numpy as np
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset, random_split
 
 sys.dont_write_bytecode = True  # importing reference_common must leave no __pycache__ here
 from reference_common import FIXTURES, write_json  # noqa: E402
@@ -90,6 +92,22 @@ def interleaved_case(seed, n, batch_size, drop_last):
             "next_int64": next_int64(generator)}
 
 
+def split_case(n, lengths, seed, which):
+    """random_split(TensorDataset(arange(n)), lengths) with an explicit generator or the default one
+    after manual_seed: each part's examples (their values are their indices), and the next int64."""
+    if which == "explicit":
+        generator = torch.Generator()
+        generator.manual_seed(seed)
+        parts = random_split(TensorDataset(torch.arange(n)), lengths, generator=generator)
+    else:
+        torch.manual_seed(seed)
+        generator = None
+        parts = random_split(TensorDataset(torch.arange(n)), lengths)
+    return {"n": n, "lengths": lengths, "seed": seed, "generator": which,
+            "parts": [[part[i][0].item() for i in range(len(part))] for part in parts],
+            "next_int64": next_int64(generator)}
+
+
 def linspace(start, end, count, i):
     """numpy.linspace(start, end, count)[i] by the formula datasets.cpp uses."""
     if count == 1:
@@ -150,7 +168,7 @@ def make_regression(n, noise, seed):
 
 def digits_class_counts():
     counts = [0] * 10
-    with gzip.open(os.path.join(ROOT, "data", "digits.csv.gz"), "rt") as f:
+    with gzip.open(os.path.join(ROOT, "assets", "digits.csv.gz"), "rt") as f:
         for row in csv.reader(f):
             counts[int(row[-1])] += 1
     return counts
@@ -171,6 +189,12 @@ def main():
         "regression": [make_regression(n, noise, seed) for (n, noise, seed) in
                        [(5, 0.1, 0), (64, 0.1, 42), (33, 0.0, 0)]],
         "digits_class_counts": digits_class_counts(),
+        # whole lengths; fractions with no remainder; fractions whose floors leave 2 (one each to
+        # parts 0 and 1); a part of length 0; a larger data set
+        "random_split": [split_case(n, lengths, seed, which) for (n, lengths, seed, which) in
+                         [(10, [3, 7], 42, "explicit"), (30, [0.3, 0.3, 0.4], 42, "explicit"),
+                          (11, [0.25, 0.25, 0.5], 0, "default"), (5, [0, 5], 0, "default"),
+                          (100, [0.8, 0.2], 1337, "default")]],
     }
     print("wrote", write_json(OUT, out))
 
