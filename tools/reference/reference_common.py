@@ -6,6 +6,11 @@ and the layouts the fixtures are written in. Not a script itself; the scripts im
     from reference_common import FIXTURES, flat, write_json  # noqa: E402
 
 (Python puts a script's own folder first on sys.path, so the import works from any directory.)
+
+The committed fixtures were written with OpenBLAS's Haswell (AVX2) kernels. On a CPU where
+OpenBLAS picks other kernels (SkylakeX with AVX-512), run a script as
+`OPENBLAS_CORETYPE=Haswell /usr/bin/python3 tools/reference/<name>.py` to reproduce them byte for
+byte; otherwise products through the BLAS round differently in float32's last bits.
 """
 
 import json
