@@ -24,15 +24,10 @@ using detail::check;
 
 namespace {
 
-// Whether input i of node gets a gradient: it required grad when the op ran and still does.
-bool gets_gradient(const Node& node, size_t i) {
-  return node.input_requires_grad[i] && node.inputs[i].requires_grad();
-}
-
-// Tensors reachable from `root` through grad_fn inputs that require grad (gets_gradient), each listed after
-// every tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit stack, so
-// a chain of 100,000 ops cannot overflow the call stack. Handles rather than raw pointers, so that a
-// post-accumulate-grad hook can be given its leaf.
+// Tensors reachable from `root` through grad_fn inputs that require grad (Node::gets_gradient), each listed
+// after every tensor that uses it (a post-order DFS, reversed by the caller). Iterative, with an explicit
+// stack, so a chain of 100,000 ops cannot overflow the call stack. Handles rather than raw pointers, so that
+// a post-accumulate-grad hook can be given its leaf.
 std::vector<Tensor> topological_order(const Tensor& root) {
   std::vector<Tensor> order;
   std::unordered_set<TensorImpl*> visited;
@@ -45,7 +40,7 @@ std::vector<Tensor> topological_order(const Tensor& root) {
     if (node && next < node->inputs.size()) {
       const size_t i = next++;
       const Tensor& input = node->inputs[i];
-      if (gets_gradient(*node, i) && visited.insert(input.impl()).second) stack.emplace_back(input, 0);
+      if (node->gets_gradient(i) && visited.insert(input.impl()).second) stack.emplace_back(input, 0);
       continue;
     }
     order.push_back(std::move(tensor));  // all inputs done: post-order
@@ -133,7 +128,8 @@ struct OfferSums {
     gradient_to_write_over = !detail::anomaly_enabled && held_by_walk_alone(grad) ? grad.impl() : nullptr;
     sums_to_add_into.assign(node.inputs.size(), nullptr);
     for (size_t i = 0; i < node.inputs.size() && !detail::anomaly_enabled; ++i) {
-      auto found = node.inputs[i].defined() ? pending.find(node.inputs[i].impl()) : pending.end();
+      // only an input the walk will give this share to: the backward adds it into the sum itself
+      auto found = node.gets_gradient(i) ? pending.find(node.inputs[i].impl()) : pending.end();
       if (found != pending.end() && held_by_walk_alone(found->second)) sums_to_add_into[i] = &found->second;
     }
   }
@@ -192,14 +188,14 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
   if (detail::anomaly_enabled) detail::check_backward_result(*node, input_grads);  // nan or inf: throw here
   for (size_t i = 0; i < node->inputs.size(); ++i) {
     const Tensor& input = node->inputs[i];
-    if (!gets_gradient(*node, i) || !input_grads[i].defined()) continue;
+    if (!node->gets_gradient(i) || !input_grads[i].defined()) continue;
     assert(input_grads[i].shape() == input.shape());
     // A gradient has its input's dtype (float64 * float32 sends float64 back to the float32 side).
     Tensor g = detail::convert(input_grads[i], input.dtype());
     auto [slot, inserted] = pending.try_emplace(input.impl(), g);
     if (!inserted) slot->second = add(slot->second, g);
   }
-  if (!retain_graph) node->backward = nullptr;  // frees what the lambda saved
+  if (!retain_graph && node->saves_tensors) node->backward = nullptr;  // frees what the lambda saved
 }
 
 // The leaf's grad() now holds this backward's whole gradient. A copy of the list, so a hook may

@@ -50,6 +50,11 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
 }
 
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward) {
+  return record(std::move(out), name, std::move(inputs), Saves::tensors, std::move(backward));
+}
+
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
+              Node::BackwardFn backward) {
   if (!is_grad_enabled()) return out;
   bool needed = false;
   for (const Tensor& input : inputs) needed = needed || (input.defined() && input.requires_grad());
@@ -62,12 +67,15 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
   node->output_shape = out.shape();
   for (const Tensor& input : node->inputs)
     node->input_requires_grad.push_back(input.defined() && input.requires_grad());
-  for (const Tensor& input : node->inputs)
-    node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr,
-                                input.defined() ? input.version() : 0);
-  // The output counts only when the op kept an alias of it for its backward (detail::saved(out)),
-  // as exp and relu do: the alias shares its version counter, which then has a second owner.
-  if (out.impl()->version.use_count() > 1) node->versions.emplace_back(out.impl()->version, out.version());
+  node->saves_tensors = saves == Saves::tensors;
+  if (node->saves_tensors) {  // else the backward reads no data that an in-place change could alter
+    for (const Tensor& input : node->inputs)
+      node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr,
+                                  input.defined() ? input.version() : 0);
+    // The output counts only when the op kept an alias of it for its backward (detail::saved(out)),
+    // as exp and relu do: the alias shares its version counter, which then has a second owner.
+    if (out.impl()->version.use_count() > 1) node->versions.emplace_back(out.impl()->version, out.version());
+  }
   out.impl()->requires_grad = true;
   out.impl()->grad_fn = std::move(node);
   return out;

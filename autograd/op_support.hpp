@@ -113,10 +113,20 @@ void check_defined(const Tensor& t, const char* op);
 /// Row-major strides of a contiguous shape: [2, 3, 4] -> [12, 4, 1].
 std::vector<int64_t> contiguous_strides(const Shape& shape);
 
+/// What an op's backward reads besides the incoming gradient: tensors (its inputs' or its output's
+/// data, PyTorch's saved tensors), or nothing but shapes, dtypes and numbers it captured (add,
+/// sum, reshape, cat, ...: PyTorch saves no tensor for them either).
+enum class Saves { tensors, nothing };
+
 /// Records `out` as the result of op `name` when grad mode is on and some input requires grad:
 /// out gets requires_grad and a grad_fn holding the inputs and the backward function.
 /// Returns `out` either way.
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward);
+/// The same, saying what the backward reads. With Saves::nothing the node survives a backward
+/// without retain_graph and its inputs may change in place afterwards, as in PyTorch
+/// (Node::saves_tensors).
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
+              Node::BackwardFn backward);
 
 /// The same data under a new, unrecorded handle: what a backward lambda captures when it needs
 /// an op's output (never the output itself, which would own the node that owns the lambda).

@@ -132,17 +132,21 @@ Tensor backward_map(const Tensor& grad, const Tensor& saved, F f) {
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel(a, b, "add", arithmetic_dtype(a, b, "add"), arithmetic_dtype(a, b, "add"),
                              [](auto x, auto y) { return detail::wrapping_add(x, y); });
-  return detail::record(out, "AddBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(grad, in[1].shape())};
-  });
+  return detail::record(
+      out, "AddBackward0", {a, b}, detail::Saves::nothing,
+      [](const Tensor& grad, const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(grad, in[1].shape())};
+      });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel(a, b, "sub", arithmetic_dtype(a, b, "sub"), arithmetic_dtype(a, b, "sub"),
                              [](auto x, auto y) { return detail::wrapping_sub(x, y); });
-  return detail::record(out, "SubBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(neg(grad), in[1].shape())};
-  });
+  return detail::record(
+      out, "SubBackward0", {a, b}, detail::Saves::nothing,
+      [](const Tensor& grad, const std::vector<Tensor>& in) {
+        return std::vector<Tensor>{sum_to(grad, in[0].shape()), sum_to(neg(grad), in[1].shape())};
+      });
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
@@ -170,9 +174,9 @@ Tensor div(const Tensor& a, const Tensor& b) {
 Tensor neg(const Tensor& a) {
   Tensor out =
       unary_kernel(a, "neg", false, [](auto x) { return detail::wrapping_neg(x); });  // -INT64_MIN wraps
-  return detail::record(out, "NegBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{neg(grad)};
-  });
+  return detail::record(
+      out, "NegBackward0", {a}, detail::Saves::nothing,
+      [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{neg(grad)}; });
 }
 
 Tensor pow(const Tensor& a, double exponent) {

@@ -180,9 +180,10 @@ Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
 /// sum over `lanes`, recorded: grad_a = grad copied to every element of its lane.
 Tensor sum_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, const char* node) {
   Tensor out = sum_lanes(a, lanes, out_shape);
-  return detail::record(out, node, {a}, [lanes](const Tensor& grad, const std::vector<Tensor>& inputs) {
-    return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, 1.0)};
-  });
+  return detail::record(
+      out, node, {a}, detail::Saves::nothing, [lanes](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, 1.0)};
+      });
 }
 
 /// mean over `lanes`, recorded: the lane sums divided by n (0 / 0 = nan for an empty lane, as
@@ -197,9 +198,11 @@ Tensor mean_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, co
     const int64_t out_numel = out.numel();
     for (int64_t i = 0; i < out_numel; ++i) y[i] = static_cast<T>(static_cast<double>(y[i]) / n);
   });
-  return detail::record(out, node, {a}, [lanes, n](const Tensor& grad, const std::vector<Tensor>& inputs) {
-    return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, n)};
-  });
+  return detail::record(
+      out, node, {a}, detail::Saves::nothing,
+      [lanes, n](const Tensor& grad, const std::vector<Tensor>& inputs) {
+        return std::vector<Tensor>{spread_lanes(grad, inputs[0].shape(), inputs[0].dtype(), lanes, n)};
+      });
 }
 
 // ---- max, min, argmax ----------------------------------------------------------------------------

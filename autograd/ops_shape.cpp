@@ -155,7 +155,7 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
 /// `a` under a new shape with as many elements, sharing its storage; recorded as `name`.
 Tensor reshaped(const Tensor& a, const Shape& shape, const char* name) {
   const Shape input_shape = a.shape();
-  return record(with_shape(a, shape), name, {a},
+  return record(with_shape(a, shape), name, {a}, detail::Saves::nothing,
                 [input_shape](const Tensor& grad, const std::vector<Tensor>&) {
                   return std::vector<Tensor>{with_shape(grad, input_shape)};
                 });
@@ -165,9 +165,10 @@ Tensor reshaped(const Tensor& a, const Shape& shape, const char* name) {
 Tensor permuted(const Tensor& a, const std::vector<int64_t>& dims, const char* name) {
   std::vector<int64_t> inverse(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = static_cast<int64_t>(i);
-  return record(permuted_copy(a, dims), name, {a}, [inverse](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{permuted_copy(grad, inverse)};
-  });
+  return record(permuted_copy(a, dims), name, {a}, detail::Saves::nothing,
+                [inverse](const Tensor& grad, const std::vector<Tensor>&) {
+                  return std::vector<Tensor>{permuted_copy(grad, inverse)};
+                });
 }
 
 /// Dims dim0 and dim1 of `a` swapped; `op` names the caller in range errors.
@@ -190,7 +191,7 @@ Tensor narrowed(const Tensor& a, int64_t dim, int64_t start, int64_t length, con
     copy_along_dim(with_shape(grad, part_shape), 0, grad_a, start, dim, part_shape[dim]);
     return std::vector<Tensor>{grad_a};
   };
-  return record(with_shape(part, out_shape), name, {a}, backward);
+  return record(with_shape(part, out_shape), name, {a}, detail::Saves::nothing, backward);
 }
 
 /// `shape` with its -1 (if any) replaced by the size that makes `numel` elements.
@@ -369,7 +370,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     return grads;
   };
-  return record(out, "CatBackward0", tensors, backward);
+  return record(out, "CatBackward0", tensors, detail::Saves::nothing, backward);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
@@ -398,7 +399,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     return grads;
   };
-  return record(out, "StackBackward0", tensors, backward);
+  return record(out, "StackBackward0", tensors, detail::Saves::nothing, backward);
 }
 
 // ---- picking entries along one dim (copies) -------------------------------------------------------

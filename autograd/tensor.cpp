@@ -227,9 +227,9 @@ int64_t Tensor::version() const { return *impl_of(*this).version; }
 Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(shape(), dtype(), "clone");
   std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
-  return detail::record(out, "CloneBackward0", {*this}, [](const Tensor& grad, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{grad};
-  });
+  return detail::record(
+      out, "CloneBackward0", {*this}, detail::Saves::nothing,
+      [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{grad}; });
 }
 
 Tensor Tensor::to(Dtype dtype) const {
@@ -237,7 +237,7 @@ Tensor Tensor::to(Dtype dtype) const {
   Tensor out = detail::convert(*this, dtype);
   if (!minigrad::is_floating_point(dtype)) return out;  // integers carry no gradient
   const Dtype from = this->dtype();
-  return detail::record(out, "ToCopyBackward0", {*this},
+  return detail::record(out, "ToCopyBackward0", {*this}, detail::Saves::nothing,
                         [from](const Tensor& grad, const std::vector<Tensor>&) {
                           return std::vector<Tensor>{detail::convert(grad, from)};
                         });

@@ -331,11 +331,17 @@ struct Node {
   /// Per input: whether it required grad when the op ran. Only those get a gradient (PyTorch's
   /// edges are made then), so requires_grad_() on an input after the op changes nothing for it.
   std::vector<bool> input_requires_grad;
+  /// Whether input i gets a gradient: it required grad when the op ran and still does.
+  bool gets_gradient(size_t i) const { return input_requires_grad[i] && inputs[i].requires_grad(); }
+  /// False for an op whose backward reads only shapes and numbers (add, sum, reshape, cat, ...,
+  /// detail::Saves::nothing): nothing is freed after a backward, so a second one may run it again,
+  /// and no version is checked, as PyTorch's nodes without saved tensors.
+  bool saves_tensors = true;
   /// The version counter of each input (null where undefined), then the output's if the op keeps
   /// it for its backward (exp, relu, ...), with its value when the op ran. The backward reads these
   /// tensors, so the engine checks that none has been changed in place since (PyTorch's
-  /// saved-variable check). Every input counts as saved, even for ops such as add whose backward
-  /// does not read it: a little stricter than PyTorch.
+  /// saved-variable check). Every input counts as saved unless the op saves nothing
+  /// (saves_tensors): a little stricter than PyTorch for ops that read only some inputs (mul).
   std::vector<std::pair<std::shared_ptr<const int64_t>, int64_t>> versions;
   /// Where the forward that recorded this node ran, noted only while anomaly detection is on
   /// (autograd/machinery/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward

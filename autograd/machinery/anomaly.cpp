@@ -54,8 +54,7 @@ AnomalyModuleScope::~AnomalyModuleScope() { anomaly_modules.pop_back(); }
 // Only gradients the engine will use are checked: one for an input that needs none is never read.
 void check_backward_result(const Node& node, const std::vector<Tensor>& grads) {
   for (size_t i = 0; i < grads.size() && i < node.inputs.size(); ++i) {
-    const Tensor& input = node.inputs[i];
-    if (!grads[i].defined() || !input.defined() || !input.requires_grad()) continue;
+    if (!grads[i].defined() || !node.gets_gradient(i)) continue;
     const char* kind = non_finite_kind(grads[i]);
     if (kind == nullptr) continue;
     const std::string where = node.forward_trace.empty()

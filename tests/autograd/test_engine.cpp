@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/machinery/anomaly.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
@@ -193,6 +194,53 @@ BOOST_AUTO_TEST_CASE(second_backward_through_a_freed_graph_throws) {
   }
 }
 
+// Regression: a second backward threw through every node, even through ops whose backward reads
+// no tensor (add, sum, reshape, ...), where PyTorch saves nothing and allows it. Values by hand:
+// d/dx sum(x + 1) = 1 per backward; a = x + 1 used by two losses, sum(a) and sum(3a): 1 + 3.
+BOOST_AUTO_TEST_CASE(a_second_backward_runs_again_through_ops_that_save_no_tensor) {
+  Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor y = (x + 1.0).reshape({3, 1}).sum();
+  y.backward();
+  y.backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({2.0f, 2.0f, 2.0f}),
+             boost::test_tools::per_element());
+
+  Tensor z = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor a = z + 1.0;
+  a.sum().backward();
+  (a * 3.0).sum().backward();  // through AddBackward0 again
+  BOOST_TEST(z.grad().to_vector<float>() == std::vector<float>({4.0f, 4.0f, 4.0f}),
+             boost::test_tools::per_element());
+
+  // A node that saved tensors still refuses, and it is the one named (PyTorch names MulBackward0).
+  Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor product = (w * w).sum();
+  product.backward();
+  try {
+    product.backward();
+    BOOST_FAIL("second backward through MulBackward0 should throw");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(contains(e.what(), "(through MulBackward0)"));
+  }
+}
+
+// Regression: every input counted as read by its op's backward, so changing an input of add in
+// place before backward threw; AddBackward0 reads no input, and PyTorch goes ahead: gradients 1.
+BOOST_AUTO_TEST_CASE(an_input_of_an_op_that_saves_nothing_may_change_before_backward) {
+  Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor y = (x + w).sum();
+  {
+    NoGradGuard no_grad;
+    w.mul_(2.0);
+  }
+  y.backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({1.0f, 1.0f, 1.0f}),
+             boost::test_tools::per_element());
+  BOOST_TEST(w.grad().to_vector<float>() == std::vector<float>({1.0f, 1.0f, 1.0f}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(retain_graph_allows_a_second_backward) {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor y = (x * x).sum();
@@ -316,6 +364,32 @@ BOOST_AUTO_TEST_CASE(requires_grad_counts_as_it_was_when_the_op_ran) {
   BOOST_TEST(!a.grad().defined());
   BOOST_TEST(b.grad().to_vector<float>() == std::vector<float>({1.0f, 2.0f}),
              boost::test_tools::per_element());
+}
+
+// Regression (found in review of the test above's change): linear's backward added its share of
+// grad_x into the sum the walk held for x, although x had no edge from linear (requires_grad_()
+// came after it): x.grad came out [[6, -2]]. Only the mul, recorded after, reaches x: h = [[3, -1]].
+// And anomaly mode checked the gradient of an input the walk drops: a nan there threw, where
+// PyTorch never computes it.
+BOOST_AUTO_TEST_CASE(an_input_without_an_edge_gets_no_share_and_no_anomaly_check) {
+  Tensor x = tensor({1.0, 2.0}).reshape({1, 2});
+  Tensor w = tensor({1.0, 1.0, 1.0, -1.0}).reshape({2, 2}).requires_grad_();
+  Tensor h = nn::functional::linear(x, w);
+  x.requires_grad_();
+  (x * h).sum().backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({3.0f, -1.0f}),
+             boost::test_tools::per_element());
+
+  Tensor v = tensor({std::nan("")}).requires_grad_();
+  Tensor c = tensor({1.0});
+  Tensor y = (v * c).sum();
+  c.requires_grad_();
+  {
+    DetectAnomalyGuard anomaly;
+    y.backward();  // c's gradient would be v = nan; c has no edge, so nothing is checked or given
+  }
+  BOOST_TEST(v.grad().to_vector<float>() == std::vector<float>({1.0f}), boost::test_tools::per_element());
+  BOOST_TEST(!c.grad().defined());
 }
 
 BOOST_AUTO_TEST_CASE(in_place_change_of_a_leaf_that_requires_grad_throws_outside_no_grad) {
