@@ -128,7 +128,8 @@ void gpt_matmul_floor(benchmark::State& state) {
 // of the 4 heads (x @ W^T, [T, 128] by a [32, 128] weight), each head's q @ k^T ([1, T, 32] @
 // [1, 32, T]) and wei @ v ([1, T, T] @ [1, T, 32]), proj (a [128, 128] weight), the feed-forward's
 // two layers ([512, 128] and [128, 512]); then lm_head ([65, 128]). The layers' products are
-// F::linear without a bias under no_grad, the call generate's Linear layers make.
+// F::linear under no_grad, as generate's Linear layers call it, but without their biases (proj,
+// the feed-forward's layers and lm_head copy theirs into the output first): the products alone.
 void gpt_generate_matmul_floor(benchmark::State& state) {
   manual_seed(0);
   NoGradGuard no_grad;

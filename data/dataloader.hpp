@@ -67,7 +67,8 @@ class TensorDataset {
 /// Each part is a TensorDataset of its rows in that order: a copy (PyTorch's Subset keeps the
 /// indices instead, and gives the same examples in the same order). Throws std::invalid_argument
 /// for a fraction outside [0, 1], a length that is negative or not a whole number, or lengths
-/// whose sum is not N, naming the value.
+/// whose sum is not N, naming the value (PyTorch 1.13 takes negative lengths: {-1, 11} on 10
+/// examples gives parts of 9 and 1).
 std::vector<TensorDataset> random_split(const TensorDataset& dataset, const std::vector<double>& lengths,
                                         Generator& generator = default_generator());
 

@@ -2,10 +2,12 @@
 //
 // PyTorch takes the norm of each gradient in the gradient's dtype, then the norm of those norms,
 // then clip_coef = max_norm / (total_norm + 1e-6) clamped to 1, all as tensors of that dtype
-// (float32 unless a gradient is float64). We sum each gradient's |g|^p in double and round the
-// way a float32 sum would end: past FLT_MAX it is inf, so float32 gradients whose norm passes
-// sqrt(FLT_MAX) = 1.8e19 give an infinite norm and are multiplied by 0, as in PyTorch. The scale
-// factor is applied to every gradient even when it is 1, as PyTorch does.
+// (float32 unless a gradient is float64). Here each term |g|^p is computed in the dtype (so a
+// float32 square underflows to 0 or overflows to inf where PyTorch's does) and the terms are
+// summed in double, then rounded to the dtype: past float32's range the norm is inf, so float32
+// gradients whose norm passes sqrt(FLT_MAX) = 1.8e19 are all multiplied by 0, as in PyTorch.
+// PyTorch rounds each addition in float32, so the two norms can differ in their last bits.
+// The scale factor is applied to every gradient even when it is 1, as PyTorch does.
 #include "optim/clip_grad.hpp"
 
 #include <algorithm>
@@ -21,24 +23,26 @@ using detail::check;
 
 namespace {
 
-// A sum of |g|^p (or a largest |g|) computed in double, as the dtype's own sum ends: inf past
-// its largest finite number, then rounded to it.
+// A sum of terms computed in double, rounded to `dtype` as round-to-nearest rounds it: a float32
+// sum at or past FLT_MAX + half its last step (2^103) is inf.
 double in_dtype(double value, Dtype dtype) {
   if (dtype == kFloat64) return value;
-  if (value > std::numeric_limits<float>::max()) return std::numeric_limits<double>::infinity();
+  const double overflow = static_cast<double>(std::numeric_limits<float>::max()) + std::ldexp(1.0, 103);
+  if (value >= overflow) return std::numeric_limits<double>::infinity();
   return static_cast<float>(value);
 }
 
 // (sum |x|^p)^(1/p), or max |x| for the infinity norm, of `values` in `dtype` (NaN propagates).
+// Each term is computed in T, as PyTorch computes it in the tensor's dtype.
 template <typename T>
 double norm_of(const T* values, int64_t n, double norm_type, Dtype dtype) {
   double total = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const double a = std::abs(static_cast<double>(values[i]));
+    const T a = std::abs(values[i]);
     if (std::isinf(norm_type)) {
       if (std::isnan(a) || a > total) total = a;  // once nan, it stays nan: the norm of a set holding nan
     } else {
-      total += norm_type == 2 ? a * a : std::pow(a, norm_type);
+      total += static_cast<double>(norm_type == 2 ? a * a : std::pow(a, static_cast<T>(norm_type)));
     }
   }
   if (std::isinf(norm_type)) return total;
@@ -68,7 +72,13 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
     });
     if (grad.dtype() == kFloat64) dtype = kFloat64;
   }
-  const double total_norm = norm_of(norms.data(), static_cast<int64_t>(norms.size()), norm_type, dtype);
+  double total_norm = 0;
+  if (dtype == kFloat32) {  // the norms are float32 numbers: their terms too are computed in float32
+    const std::vector<float> float_norms(norms.begin(), norms.end());
+    total_norm = norm_of(float_norms.data(), static_cast<int64_t>(norms.size()), norm_type, dtype);
+  } else {
+    total_norm = norm_of(norms.data(), static_cast<int64_t>(norms.size()), norm_type, dtype);
+  }
   if (error_if_nonfinite && !std::isfinite(total_norm))
     throw std::runtime_error(detail::concat(
         "clip_grad_norm_: the total norm of order ", norm_type,

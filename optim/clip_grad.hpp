@@ -18,7 +18,7 @@ namespace minigrad::nn::utils {
 /// clip_coef = min(max_norm / (total_norm + 1e-6), 1). Parameters without a gradient are skipped.
 /// As in PyTorch, the norm is taken in float32 unless a gradient is float64, so float32 gradients
 /// whose norm passes 1.8e19 (sqrt of float32's largest number) give an infinite norm and are
-/// all multiplied by 0.
+/// all multiplied by 0 (the sum itself is kept in double: the last bits can differ from PyTorch's).
 /// Returns total_norm, the norm before clipping (0 when no parameter has a gradient).
 /// Mirrors `torch.nn.utils.clip_grad_norm_`, which returns it as a 0-d tensor of that dtype.
 /// Throws std::invalid_argument for an undefined parameter, max_norm < 0, or norm_type <= 0

@@ -137,7 +137,7 @@ void Optimizer::check_state_dict(const std::map<std::string, Tensor>& state_dict
   std::set<std::string> known = {kLrKey};
 
   const double lr = expect(kLrKey, {}).item<double>();
-  // Any number, as PyTorch loads it: a scheduler may have left a negative one (set_scheduled_lr).
+  // Any number but nan (PyTorch loads nan too): a scheduler may have left a negative one.
   check(!std::isnan(lr), where, ": ", kLrKey, " is nan");
   for (const auto& [name, mine] : hyperparameters()) {
     const Tensor saved = expect(group_key(name), mine.shape());

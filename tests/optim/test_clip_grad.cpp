@@ -106,6 +106,26 @@ BOOST_AUTO_TEST_CASE(error_if_nonfinite_refuses_an_infinite_norm_and_leaves_the_
              boost::test_tools::per_element());
 }
 
+// Regression, from a review: the float32 norm was a double sum cut off at FLT_MAX, and its squares
+// were taken in double. A float32 sum rounds to the nearest float, so a sum of squares just past
+// FLT_MAX (2^128 - 2^105 plus 3e31 here) still rounds to FLT_MAX: PyTorch gives the norm
+// 1.8446742974197924e19 = 2^64 - 2^40 and scales the gradient to [1, 2.99e-4]. And 1e-23
+// squared is below float32's smallest subnormal (1.4e-45): PyTorch's norm is 0 and nothing is
+// scaled (PyTorch 1.13 printed these values).
+BOOST_AUTO_TEST_CASE(float32_norms_round_and_underflow_as_float32_squares_do) {
+  Tensor p = minigrad::zeros({2}, {.requires_grad = true});
+  p.set_grad(minigrad::tensor({1.8446742974197924e19, 5515760210280448.0}));
+  BOOST_TEST(clip_grad_norm_({p}, 1.0) == std::ldexp(1.0, 64) - std::ldexp(1.0, 40));
+  const std::vector<float> scaled = p.grad().to_vector<float>();
+  BOOST_TEST(scaled[0] == 1.0f, boost::test_tools::tolerance(1e-6f));
+  BOOST_TEST(scaled[1] == 0.0002990099892485887f, boost::test_tools::tolerance(1e-6f));
+
+  Tensor q = minigrad::zeros({100}, {.requires_grad = true});
+  q.set_grad(minigrad::full({100}, 1e-23));
+  BOOST_TEST(clip_grad_norm_({q}, 1.0) == 0.0);
+  BOOST_TEST(q.grad().to_vector<float>()[0] == 1e-23f);
+}
+
 BOOST_AUTO_TEST_CASE(no_gradient_at_all_gives_a_total_norm_of_zero) {
   Tensor p = minigrad::zeros({2}, {.requires_grad = true});
   BOOST_TEST(clip_grad_norm_({p}, 1.0) == 0.0);
