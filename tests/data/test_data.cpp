@@ -18,6 +18,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,6 +37,17 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 const json& fixture() { return minigrad_test::read_fixture("data.json"); }
+
+// The generator a fixture case names, seeded as the reference script seeds it: the default one
+// after manual_seed(seed) ("default"), or a generator of its own made here ("explicit").
+Generator& case_generator(const json& c, std::optional<Generator>& own) {
+  const auto seed = c["seed"].get<uint64_t>();
+  if (c["generator"] == "default") {
+    manual_seed(seed);
+    return default_generator();
+  }
+  return own.emplace(seed);
+}
 
 std::string repo_file(const std::string& relative) {
   return std::string(MINIGRAD_SOURCE_DIR) + "/" + relative;
@@ -113,11 +125,8 @@ BOOST_AUTO_TEST_CASE(loader_batch_order_matches_pytorch_for_every_seed_size_and_
     BOOST_TEST_CONTEXT("seed " << c["seed"] << ", n " << c["n"] << ", batch " << c["batch_size"]
                                << ", drop_last " << c["drop_last"] << ", shuffle " << c["shuffle"] << ", "
                                << c["generator"]) {
-      const auto seed = c["seed"].get<uint64_t>();
-      Generator explicit_generator(seed);
-      const bool use_default = c["generator"] == "default";
-      if (use_default) manual_seed(seed);
-      Generator& generator = use_default ? default_generator() : explicit_generator;
+      std::optional<Generator> own;
+      Generator& generator = case_generator(c, own);
 
       data::DataLoader loader(data::TensorDataset(arange(c["n"].get<int64_t>())),
                               {.batch_size = c["batch_size"].get<int64_t>(),
@@ -142,11 +151,8 @@ BOOST_AUTO_TEST_CASE(random_split_gives_pytorchs_parts_for_lengths_and_fractions
   for (const json& c : fixture()["random_split"]) {
     BOOST_TEST_CONTEXT("n " << c["n"] << ", lengths " << c["lengths"] << ", seed " << c["seed"] << ", "
                             << c["generator"]) {
-      const auto seed = c["seed"].get<uint64_t>();
-      Generator explicit_generator(seed);
-      const bool use_default = c["generator"] == "default";
-      if (use_default) manual_seed(seed);
-      Generator& generator = use_default ? default_generator() : explicit_generator;
+      std::optional<Generator> own;
+      Generator& generator = case_generator(c, own);
       const int64_t n = c["n"].get<int64_t>();
       // a second tensor, so that each part's rows are checked to stay together
       const data::TensorDataset dataset(arange(n), arange(n) * 10);
