@@ -153,9 +153,10 @@ class Tensor {
   /// Computes d(this)/d(leaf) for every leaf that requires grad and ADDS it to leaf.grad()
   /// (gradients accumulate across calls, as in PyTorch; zero them between steps).
   /// `gradient` is d(loss)/d(this); it may be omitted only for a one-element tensor.
-  /// Without retain_graph the graph's saved data is freed and a second backward through it throws
-  /// std::runtime_error. Throws std::runtime_error if this tensor does not require grad,
-  /// std::invalid_argument for a gradient of the wrong shape. Mirrors `Tensor.backward`.
+  /// Without retain_graph the graph's saved data is freed and a second backward through a node
+  /// that saved tensors throws std::runtime_error (ops that save none, such as add, run again). Throws
+  /// std::runtime_error if this tensor does not require grad, std::invalid_argument for a gradient of the
+  /// wrong shape. Mirrors `Tensor.backward`.
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
 
   /// Same data, cut from the graph: no grad_fn, requires_grad false (`x.detach()`). It shares
@@ -326,7 +327,7 @@ struct Node {
 
   std::string name;            ///< "MulBackward0", as PyTorch names it
   std::vector<Tensor> inputs;  ///< the op's tensor inputs, in order
-  BackwardFn backward;         ///< emptied after a backward() without retain_graph
+  BackwardFn backward;         ///< emptied after a backward() without retain_graph, if saves_tensors
   Shape output_shape;          ///< for error messages and graph drawing
   /// Per input: whether it required grad when the op ran. Only those get a gradient (PyTorch's
   /// edges are made then), so requires_grad_() on an input after the op changes nothing for it.
