@@ -56,17 +56,16 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
               Node::BackwardFn backward) {
   if (!is_grad_enabled()) return out;
-  bool needed = false;
-  for (const Tensor& input : inputs) needed = needed || (input.defined() && input.requires_grad());
-  if (!needed) return out;
+  std::vector<bool> input_requires_grad;  // the edges of the node: PyTorch makes them now
+  for (const Tensor& input : inputs) input_requires_grad.push_back(input.defined() && input.requires_grad());
+  if (std::ranges::find(input_requires_grad, true) == input_requires_grad.end()) return out;
 
   auto node = std::make_shared<Node>();
   node->name = name;
   node->inputs = std::move(inputs);
   node->backward = std::move(backward);
   node->output_shape = out.shape();
-  for (const Tensor& input : node->inputs)
-    node->input_requires_grad.push_back(input.defined() && input.requires_grad());
+  node->input_requires_grad = std::move(input_requires_grad);
   node->saves_tensors = saves == Saves::tensors;
   if (node->saves_tensors) {  // else the backward reads no data that an in-place change could alter
     for (const Tensor& input : node->inputs)

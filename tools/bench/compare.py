@@ -186,14 +186,17 @@ def print_floor(by_thread):
               f"a ratio of 0.1 for that forward is {time_text(target)}.")
 
 
+# Each workload with a floor of its own: the name of the benchmark that times its products alone.
+GPT_FLOORS = {"gpt_train_step/dropout:20": "gpt_matmul_floor", "gpt_train_step/dropout:0": "gpt_matmul_floor",
+              "gpt_generate": "gpt_generate_matmul_floor"}
+
+
 def print_gpt_floor(by_thread):
     """The GPT training step and generate beside their floors: their own matrix products timed alone
     (gpt_matmul_floor and gpt_generate_matmul_floor, ours only), as wall time and as the main
     thread's CPU time; the issue's target for the step is within 1.15x at 1 thread."""
     for threads, _, ours, _ in by_thread:
-        floors = {"gpt_train_step/dropout:20": "gpt_matmul_floor", "gpt_train_step/dropout:0": "gpt_matmul_floor",
-                  "gpt_generate": "gpt_generate_matmul_floor"}
-        for name, floor_name in floors.items():
+        for name, floor_name in GPT_FLOORS.items():
             if name in ours and floor_name in ours:
                 step, floor = ours[name], ours[floor_name]
                 print(f"threads={threads}: {name} {time_text(step[0])} against its matrix products alone "
