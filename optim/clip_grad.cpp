@@ -1,4 +1,4 @@
-// clip_grad_norm_, as PyTorch 1.13's torch/nn/utils/clip_grad.py.
+// clip_grad_norm_ and clip_grad_value_, as PyTorch 1.13's torch/nn/utils/clip_grad.py.
 //
 // PyTorch takes the norm of each gradient in the gradient's dtype, then the norm of those norms,
 // then clip_coef = max_norm / (total_norm + 1e-6) clamped to 1, all as tensors of that dtype
@@ -96,6 +96,17 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
   NoGradGuard no_grad;
   for (Tensor& grad : grads) grad.mul_(clip_coef);
   return total_norm;
+}
+
+// p.grad.data.clamp_(min=-clip_value, max=clip_value) for every parameter with a gradient.
+void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value) {
+  for (size_t i = 0; i < parameters.size(); ++i)
+    check(parameters[i].defined(), "clip_grad_value_: parameter ", i, " is undefined");
+  NoGradGuard no_grad;
+  for (const Tensor& parameter : parameters) {
+    Tensor grad = parameter.grad();
+    if (grad.defined()) grad.copy_(grad.clamp(-clip_value, clip_value));
+  }
 }
 
 }  // namespace minigrad::nn::utils

@@ -1,7 +1,9 @@
-// Gradient clipping: rescale all gradients together when their combined norm is too large.
+// Gradient clipping: rescale all gradients together when their combined norm is too large
+// (clip_grad_norm_), or cap each gradient element (clip_grad_value_).
 //
-// One unlucky batch can give a huge gradient and throw the parameters far off; clipping caps the
-// length of the step direction while keeping the direction. It sits between loss.backward() and
+// One unlucky batch can give a huge gradient and throw the parameters far off; clipping the norm
+// caps the length of the step direction while keeping the direction, clipping the values caps
+// each coordinate and so can turn the direction. Either sits between loss.backward() and
 // optimizer.step(). It lives in optim/ because nn must not depend on optim, but it keeps
 // PyTorch's namespace: minigrad::nn::utils::clip_grad_norm_, as torch.nn.utils.clip_grad_norm_.
 #pragma once
@@ -25,5 +27,13 @@ namespace minigrad::nn::utils {
 /// (PyTorch accepts them); std::runtime_error when error_if_nonfinite and the norm is inf or nan.
 double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, double norm_type = 2.0,
                        bool error_if_nonfinite = false);
+
+/// Clamps every element of each gradient of `parameters` to [-clip_value, clip_value], in place
+/// (`torch.nn.utils.clip_grad_value_`). The bounds are rounded to each gradient's dtype; nan
+/// elements stay nan; as torch.clamp with min > max, a negative clip_value sets every element to
+/// clip_value, and a nan clip_value sets them all to nan. Parameters without a gradient are
+/// skipped. Returns nothing, as PyTorch returns None. Throws std::invalid_argument for an undefined
+/// parameter.
+void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value);
 
 }  // namespace minigrad::nn::utils

@@ -545,6 +545,10 @@ BOOST_AUTO_TEST_CASE(optimizer_spellings_run) {
     for (const Tensor& p : model.parameters()) squares += (p.grad() * p.grad()).sum().item<double>();
     BOOST_TEST(norm > 1.0);
     BOOST_TEST(std::sqrt(squares) == 1.0, boost::test_tools::tolerance(1e-5));
+    // the eight gradients were all 1, so 1 / sqrt(8) = 0.354 each after the norm's clipping
+    nn::utils::clip_grad_value_(model.parameters(), 0.25);
+    BOOST_TEST(model.w.grad().to_vector<float>() == std::vector<float>({0.25f, 0.25f}),
+               boost::test_tools::per_element());
     opt.step();
   }
 }

@@ -1,7 +1,7 @@
-// Tests for nn::utils::clip_grad_norm_ against torch.nn.utils.clip_grad_norm_ (PyTorch 1.13).
-// Each fixture case gives three gradients (or null: that parameter has none), max_norm and the
-// norm type; PyTorch's returned total norm and the clipped gradients are compared, then a few
-// cases worked by hand and every bad-input throw.
+// Tests for nn::utils::clip_grad_norm_ and clip_grad_value_ against torch.nn.utils' (PyTorch 1.13).
+// Each fixture case gives the gradients (or null: that parameter has none) and max_norm and the
+// norm type, or clip_value; PyTorch's returned total norm and the clipped gradients are compared,
+// then a few cases worked by hand and every bad-input throw.
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -15,6 +15,7 @@ namespace {
 
 using namespace optim_test;
 using minigrad::nn::utils::clip_grad_norm_;
+using minigrad::nn::utils::clip_grad_value_;
 
 double norm_type_of(const json& c) {
   if (c["norm_type"] == "inf") return std::numeric_limits<double>::infinity();
@@ -145,6 +146,65 @@ BOOST_AUTO_TEST_CASE(bad_arguments_throw_naming_clip_grad_norm_and_the_value) {
                "clip_grad_norm_: norm_type must be > 0 (or infinity), got -2");
   check_throws([&] { clip_grad_norm_({p, Tensor()}, 1.0); }, "clip_grad_norm_: parameter 1 is undefined");
   BOOST_TEST(p.grad().to_vector<double>() == (std::vector<double>{1, 1}), boost::test_tools::per_element());
+}
+
+// A clamped element is either itself or the bound rounded to the dtype: equal to PyTorch's exactly.
+BOOST_AUTO_TEST_CASE(clip_grad_value_matches_pytorch) {
+  std::set<std::string> expected_cases = {
+      "clip_value_caps_both_signs",      "clip_value_rounds_the_bound_to_float32",
+      "clip_value_in_float64",           "clip_value_above_every_gradient_changes_nothing",
+      "clip_value_skips_a_missing_grad", "clip_value_negative_sets_every_element_to_it"};
+  std::set<std::string> seen;
+  for (const json& c : fixture()["clip_grad_value"]) {
+    seen.insert(c["name"].get<std::string>());
+    BOOST_TEST_CONTEXT(c["name"].get<std::string>()) {
+      const Dtype dtype = dtype_named(c["dtype"]);
+      std::vector<Tensor> params;
+      for (const json& shape : c["shapes"]) {
+        params.push_back(minigrad::zeros(shape.get<Shape>(), {.dtype = dtype, .requires_grad = true}));
+      }
+      set_grads(params, c["grads"]);
+      clip_grad_value_(params, c["clip_value"].get<double>());
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (c["clipped"][i].is_null()) {
+          BOOST_TEST(!params[i].grad().defined());
+        } else {
+          BOOST_TEST(params[i].grad().dtype() == dtype);
+          BOOST_TEST(params[i].grad().to_vector<double>() == c["clipped"][i].get<std::vector<double>>(),
+                     boost::test_tools::per_element());
+        }
+      }
+    }
+  }
+  BOOST_TEST(seen == expected_cases, boost::test_tools::per_element());
+}
+
+// torch.clamp keeps a nan element nan and turns every element into nan for a nan bound (PyTorch
+// 1.13: clip_grad_value_ of [-3, 0.5, nan, 2] by 1 gives [-1, 0.5, nan, 1], by nan all nan); the
+// gradient is changed in place, so a handle taken before sees the clipped values.
+BOOST_AUTO_TEST_CASE(clip_grad_value_keeps_nan_and_changes_the_gradient_in_place) {
+  Tensor p = minigrad::zeros({4}, {.requires_grad = true});
+  p.set_grad(minigrad::tensor({-3.0, 0.5, std::nan(""), 2.0}));
+  const Tensor handle = p.grad();
+  clip_grad_value_({p}, 1.0);
+  const std::vector<float> clipped = handle.to_vector<float>();
+  BOOST_TEST(clipped[0] == -1.0f);
+  BOOST_TEST(clipped[1] == 0.5f);
+  BOOST_TEST(std::isnan(clipped[2]));
+  BOOST_TEST(clipped[3] == 1.0f);
+
+  clip_grad_value_({p}, std::numeric_limits<double>::quiet_NaN());
+  for (float g : p.grad().to_vector<float>()) BOOST_TEST(std::isnan(g));
+}
+
+BOOST_AUTO_TEST_CASE(clip_grad_value_skips_parameters_without_a_gradient_and_refuses_undefined_ones) {
+  Tensor p = minigrad::zeros({2}, {.requires_grad = true});
+  clip_grad_value_({p}, 1.0);
+  BOOST_TEST(!p.grad().defined());
+  clip_grad_value_({}, 1.0);
+  p.set_grad(minigrad::full({2}, 5.0));
+  check_throws([&] { clip_grad_value_({p, Tensor()}, 1.0); }, "clip_grad_value_: parameter 1 is undefined");
+  BOOST_TEST(p.grad().to_vector<double>() == (std::vector<double>{5, 5}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

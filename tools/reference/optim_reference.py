@@ -1,4 +1,5 @@
-"""Golden values for minigrad's optimizers, schedulers and clip_grad_norm_ (optim/), from real PyTorch.
+"""Golden values for minigrad's optimizers, schedulers, clip_grad_norm_ and clip_grad_value_ (optim/),
+from real PyTorch.
 
 Run with Debian's python3-torch 1.13.1 from the repository root:
 
@@ -228,6 +229,39 @@ def clip_cases():
     ]
 
 
+# --- clip_grad_value_ --------------------------------------------------------------------------
+
+def clip_value_case(name, clip_value, scale, dtype="float32", missing=()):
+    torch.manual_seed(6)
+    params = [torch.zeros(shape, dtype=DTYPES[dtype], requires_grad=True) for shape in [(2, 3), (5,)]]
+    grads = []
+    for index, p in enumerate(params):
+        g = torch.randn(p.shape, dtype=p.dtype) * scale
+        if index in missing:
+            grads.append(None)
+        else:
+            p.grad = g
+            grads.append(flat(g))
+    returned = torch.nn.utils.clip_grad_value_(params, clip_value)
+    assert returned is None
+    clipped = [None if p.grad is None else flat(p.grad) for p in params]
+    return {"name": name, "dtype": dtype, "clip_value": clip_value,
+            "shapes": [list(p.shape) for p in params], "grads": grads, "clipped": clipped}
+
+
+def clip_value_cases():
+    return [
+        clip_value_case("clip_value_caps_both_signs", 0.5, 1.0),
+        # 0.1 is rounded to float32 for float32 gradients, kept as a double for float64 ones
+        clip_value_case("clip_value_rounds_the_bound_to_float32", 0.1, 1.0),
+        clip_value_case("clip_value_in_float64", 0.1, 1.0, dtype="float64"),
+        clip_value_case("clip_value_above_every_gradient_changes_nothing", 10.0, 1.0),
+        clip_value_case("clip_value_skips_a_missing_grad", 0.3, 2.0, missing={0}),
+        # clamp(min=0.5, max=-0.5): where min > max every element becomes max
+        clip_value_case("clip_value_negative_sets_every_element_to_it", -0.5, 1.0),
+    ]
+
+
 def main():
     data = {
         "generator": "tools/reference/optim_reference.py, torch %s, python %s"
@@ -237,6 +271,7 @@ def main():
         "schedulers": scheduler_cases(),
         "chained_schedulers": chained_scheduler_cases(),
         "clip_grad_norm": clip_cases(),
+        "clip_grad_value": clip_value_cases(),
     }
     print("wrote", write_json(OUT, data))
 
