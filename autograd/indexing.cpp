@@ -1,6 +1,7 @@
 // Python's x[...] (Tensor::index with integers, Slice, None, Ellipsis and a tensor), split and
 // chunk. They record no node of their own: each entry or piece is one of the ops of ops.hpp and
-// ops_index.hpp (select, slice, unsqueeze, index, permute), so their backward is those ops'.
+// ops_index.hpp (select, slice, unsqueeze, index, permute), so their backward is those ops'; the
+// node of a piece or of a tensor index is named as PyTorch names it (SplitBackward0, IndexBackward0).
 #include <vector>
 
 #include "autograd/op_support.hpp"
@@ -31,7 +32,7 @@ Tensor index_along(const Tensor& a, int64_t d, const Tensor& idx) {
   for (int64_t k = 0; k < d; ++k) back.push_back(k_idx + k);
   for (int64_t k = 0; k < k_idx; ++k) back.push_back(k);
   for (int64_t k = k_idx + d; k < picked.dim(); ++k) back.push_back(k);
-  return minigrad::permute(picked, back);
+  return detail::named_as(minigrad::permute(picked, back), a, "IndexBackward0");
 }
 }  // namespace
 
@@ -86,6 +87,22 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
 
 // ---- cutting into pieces ------------------------------------------------------------------------------
 
+namespace {
+
+// The pieces of dim d of the given sizes (checked), each node named `name`.
+std::vector<Tensor> pieces_of(const Tensor& a, const std::vector<int64_t>& sizes, int64_t d,
+                              const char* name) {
+  std::vector<Tensor> pieces;
+  int64_t start = 0;
+  for (int64_t size : sizes) {
+    pieces.push_back(detail::named_as(slice(a, d, start, start + size), a, name));
+    start += size;
+  }
+  return pieces;
+}
+
+}  // namespace
+
 std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& split_sizes, int64_t dim) {
   check_defined(a, "split");
   check(a.dim() > 0, "split: cannot split a 0-d tensor");
@@ -100,13 +117,7 @@ std::vector<Tensor> split(const Tensor& a, const std::vector<int64_t>& split_siz
   }
   check(total == a.shape()[d], "split: split_sizes ", Shape(split_sizes), " add up to ", total, " but dim ",
         d, " of shape ", a.shape(), " has size ", a.shape()[d]);
-  std::vector<Tensor> pieces;
-  int64_t start = 0;
-  for (int64_t size : split_sizes) {
-    pieces.push_back(slice(a, d, start, start + size));
-    start += size;
-  }
-  return pieces;
+  return pieces_of(a, split_sizes, d, "SplitWithSizesBackward0");
 }
 
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
@@ -117,11 +128,11 @@ std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
   check(split_size >= 0, "split: split_size must be non-negative, got ", split_size);
   check(split_size > 0 || size == 0, "split: split_size can only be 0 if dim ", d, " has size 0, but shape ",
         a.shape(), " has size ", size, " there");
-  if (size == 0) return {slice(a, d, 0, 0)};  // one empty piece, as PyTorch
+  if (size == 0) return pieces_of(a, {0}, d, "SplitBackward0");  // one empty piece, as PyTorch
   std::vector<int64_t> sizes;
   for (int64_t start = 0; start < size; start += split_size)
     sizes.push_back(std::min(split_size, size - start));
-  return split(a, sizes, d);
+  return pieces_of(a, sizes, d, "SplitBackward0");
 }
 
 std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {

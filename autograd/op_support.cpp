@@ -80,6 +80,11 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves sa
   return out;
 }
 
+Tensor named_as(Tensor out, const Tensor& from, const char* name) {
+  if (const auto node = out.grad_fn(); node && node != from.grad_fn()) node->name = name;
+  return out;
+}
+
 Tensor saved(const Tensor& t) { return t.detach(); }
 
 Tensor convert(const Tensor& t, Dtype dtype) {

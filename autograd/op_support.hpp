@@ -128,6 +128,11 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
               Node::BackwardFn backward);
 
+/// `out`, the result of an op of ops.hpp that `composite` (split, a stepped slice, ...) is made of,
+/// with its node named as PyTorch names the composite's ("SplitBackward0"), when that node is
+/// out's own (not `from`'s, which an op may return as it is). Returns out.
+Tensor named_as(Tensor out, const Tensor& from, const char* name);
+
 /// The same data under a new, unrecorded handle: what a backward lambda captures when it needs
 /// an op's output (never the output itself, which would own the node that owns the lambda).
 Tensor saved(const Tensor& t);

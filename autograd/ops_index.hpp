@@ -153,8 +153,9 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 // ---- cutting into pieces (each piece is a slice, with slice's backward) ----------------------------
 
 /// a cut along `dim` into pieces of split_size entries, the last one smaller if the size does not
-/// divide (`torch.split`); each piece is slice(a, dim, ...), a copy recorded as SliceBackward0
-/// (PyTorch records one SplitBackward0). A split_size larger than the size gives one piece.
+/// divide (`torch.split`); each piece is slice(a, dim, ...), a copy with slice's backward, its
+/// node named SplitBackward0 as PyTorch's (SplitWithSizesBackward0 for the list form; PyTorch's
+/// pieces share one node, ours have one each). A split_size larger than the size gives one piece.
 /// Throws std::invalid_argument for a negative split_size, or 0 on a dim of nonzero size.
 std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
 /// a cut along `dim` into pieces of the given sizes, which must add up to a.size(dim)

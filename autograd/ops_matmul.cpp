@@ -103,12 +103,14 @@ bool used_once(const Plan& plan, const Shape& batch) {
   return shape_numel(batch) == shape_numel(plan.out_batch);
 }
 
-// The grad_fn name PyTorch 1.13 shows for each rank case (its batched cases end in a view).
+// The grad_fn name PyTorch 1.13 shows for each rank case: its batched cases end in a view, or, for a
+// 2-d left operand, in a clone (for a contiguous right operand; every minigrad tensor is one).
 const char* backward_name(int64_t a_dim, int64_t b_dim) {
   if (a_dim == 1 && b_dim == 1) return "DotBackward0";
   if (a_dim == 2 && b_dim == 1) return "MvBackward0";
   if (a_dim == 2 && b_dim == 2) return "MmBackward0";
   if (a_dim == 1 && b_dim == 2) return "SqueezeBackward3";
+  if (a_dim == 2) return "CloneBackward0";  // b folded as b^T @ a^T, then made contiguous (clone)
   return "UnsafeViewBackward0";
 }
 

@@ -426,7 +426,7 @@ Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::op
   const int64_t size = a.shape()[d];
   const int64_t from = start ? clamp_index(*start, size) : 0;
   const int64_t to = std::max(from, end ? clamp_index(*end, size) : size);  // start >= end: an empty dim
-  if (step > 1) return index_select(a, d, arange(from, to, step));
+  if (step > 1) return detail::named_as(index_select(a, d, arange(from, to, step)), a, "SliceBackward0");
   Shape out_shape = a.shape();
   out_shape[d] = to - from;
   return narrowed(a, d, from, to - from, out_shape, "SliceBackward0");
