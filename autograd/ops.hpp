@@ -63,15 +63,17 @@ Tensor scalar_operand(const Tensor& a, Scalar s);
 }
 ///@{
 /// With a plain number: `add(x, 2)` is x + 2, as `torch.add(x, 2)`; sub, mul and div likewise,
-/// rsub(x, s) is s - x (`torch.rsub`) and rdiv(x, s) is s / x (Python's `s / x`). The number becomes
-/// a 0-d tensor of the dtype PyTorch would use (result_type: an int64 tensor * 2 stays int64, * 2.5
-/// becomes float32) and needs no gradient. Errors as the tensor versions.
+/// rsub(x, s) is s - x (`torch.rsub`, recorded as RsubBackward1) and rdiv(x, s) is s / x computed as
+/// Python's `s / x` computes it, reciprocal(x) * s (two roundings: 3 / x can differ from
+/// div(full_like(x, 3), x) in the last bit). The number becomes a 0-d tensor of the dtype PyTorch
+/// would use (result_type: an int64 tensor * 2 stays int64, * 2.5 becomes float32) and needs no
+/// gradient. Errors as the tensor versions.
 inline Tensor add(const Tensor& a, Scalar s) { return add(a, detail::scalar_operand(a, s)); }
 inline Tensor sub(const Tensor& a, Scalar s) { return sub(a, detail::scalar_operand(a, s)); }
 inline Tensor mul(const Tensor& a, Scalar s) { return mul(a, detail::scalar_operand(a, s)); }
 inline Tensor div(const Tensor& a, Scalar s) { return div(a, detail::scalar_operand(a, s)); }
-inline Tensor rsub(const Tensor& a, Scalar s) { return sub(detail::scalar_operand(a, s), a); }
-inline Tensor rdiv(const Tensor& a, Scalar s) { return div(detail::scalar_operand(a, s), a); }
+Tensor rsub(const Tensor& a, Scalar s);
+Tensor rdiv(const Tensor& a, Scalar s);
 ///@}
 
 // pow: out = a^p (p a number);  grad_a = grad * p * a^(p-1)
@@ -94,6 +96,9 @@ Tensor log(const Tensor& a);
 // sqrt: out = sqrt(a);  grad_a = grad / (2 * out)
 /// Square root elementwise (`torch.sqrt`): nan below 0. Shape and dtypes as exp.
 Tensor sqrt(const Tensor& a);
+// reciprocal: out = 1 / a;  grad_a = -grad * (out * out)
+/// 1 / a elementwise (`torch.reciprocal`): inf at 0. Shape and dtypes as exp.
+Tensor reciprocal(const Tensor& a);
 // abs: out = |a|;  grad_a = grad * sign(a)   (sign(0) = 0, as PyTorch)
 /// |a| elementwise (`torch.abs`), same shape and dtype. Throws std::invalid_argument for bool.
 Tensor abs(const Tensor& a);
@@ -117,9 +122,11 @@ Tensor cos(const Tensor& a);
 // clamp: out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0
 /// Each element limited to [min, max], as min(max(a, min), max): with min > max all become max;
 /// either bound may be std::nullopt (`torch.clamp`). Same shape; the dtype is a's, unless a bound
-/// is of a higher category, as for `a + number` (int64 clamped to [-0.5, 2.7] is float32); nan
-/// stays nan; int64 bounds are compared as integers (exact up to INT64_MAX). Throws
-/// std::invalid_argument when neither bound is given, and for bool.
+/// is of a higher category, as for `a + number` (int64 clamped to [-0.5, 2.7] is float32). Bounds
+/// are rounded to the dtype before comparing (int64 ones compared as integers, exact up to
+/// INT64_MAX); nan stays nan; with both bounds a nan one makes every element nan, a single nan
+/// bound changes nothing (and passes no gradient), as PyTorch 1.13. Throws std::invalid_argument
+/// when neither bound is given, and for bool.
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 // where: out = cond ? a : b (cond bool, all three broadcast);  grad_a = grad where cond, grad_b = grad
 // elsewhere

@@ -171,6 +171,24 @@ Tensor div(const Tensor& a, const Tensor& b) {
   });
 }
 
+// s - x as torch.rsub(x, s): the values of sub, the node of its own name.
+Tensor rsub(const Tensor& a, Scalar s) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = sub(detail::scalar_operand(a, s), a);
+  }
+  return detail::record(
+      out, "RsubBackward1", {a}, detail::Saves::nothing,
+      [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{neg(grad)}; });
+}
+
+// s / x as Python's Tensor.__rdiv__ computes it: self.reciprocal() * other (torch/_tensor.py).
+Tensor rdiv(const Tensor& a, Scalar s) {
+  const Tensor r = reciprocal(a);
+  return mul(r, detail::scalar_operand(r, s));
+}
+
 Tensor neg(const Tensor& a) {
   Tensor out =
       unary_kernel(a, "neg", false, [](auto x) { return detail::wrapping_neg(x); });  // -INT64_MIN wraps
@@ -239,8 +257,23 @@ Tensor sqrt(const Tensor& a) {
       });
 }
 
+Tensor reciprocal(const Tensor& a) {
+  Tensor out = unary_kernel(a, "reciprocal", true, [](auto x) { return decltype(x)(1) / x; });
+  return detail::record(
+      out, "ReciprocalBackward0", {a},
+      [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
+        return std::vector<Tensor>{backward_map(grad, saved, [](auto g, auto y) { return -g * (y * y); })};
+      });
+}
+
 Tensor abs(const Tensor& a) {
-  Tensor out = unary_kernel(a, "abs", false, [](auto x) { return x < 0 ? detail::wrapping_neg(x) : x; });
+  Tensor out = unary_kernel(a, "abs", false, [](auto x) {
+    if constexpr (detail::wraps<decltype(x)>) {
+      return x < 0 ? detail::wrapping_neg(x) : x;  // |INT64_MIN| wraps to INT64_MIN, as PyTorch
+    } else {
+      return std::abs(x);  // |-0.0| is +0.0
+    }
+  });
   return detail::record(out, "AbsBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
     return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) {
       using T = decltype(x);
@@ -269,12 +302,11 @@ Tensor tanh(const Tensor& a) {
 }
 
 Tensor sigmoid(const Tensor& a) {
-  // Written per sign so e^x never overflows: for x < 0, 1/(1+e^-x) = e^x/(1+e^x).
-  Tensor out = unary_kernel(a, "sigmoid", true, [](auto x) -> decltype(x) {
+  // 1 / (1 + e^-x), as PyTorch's CPU kernel: below about -88 in float32 e^-x is inf and the
+  // result 0 (the per-sign e^x / (1 + e^x) would keep a subnormal there, and log(sigmoid) finite).
+  Tensor out = unary_kernel(a, "sigmoid", true, [](auto x) {
     using T = decltype(x);
-    if (x >= 0) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
+    return T(1) / (T(1) + std::exp(-x));
   });
   return detail::record(
       out, "SigmoidBackward0", {a},
@@ -297,6 +329,17 @@ Tensor cos(const Tensor& a) {
   });
 }
 
+namespace {
+// A bound rounded to the floating type T, infinite past its range (as PyTorch's Scalar::to<T>).
+template <typename T>
+T bound_in(double bound) {
+  if (bound > static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::infinity();
+  if (bound < static_cast<double>(std::numeric_limits<T>::lowest()))
+    return -std::numeric_limits<T>::infinity();
+  return static_cast<T>(bound);
+}
+}  // namespace
+
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   check(min || max, "clamp: at least one of min and max must be given");
   check_defined(a, "clamp");
@@ -311,27 +354,32 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   // round up to 2^63, which no int64 holds.
   const int64_t lo_int = min ? min->to_int64() : std::numeric_limits<int64_t>::min();
   const int64_t hi_int = max ? max->to_int64() : std::numeric_limits<int64_t>::max();
+  // With both bounds, a nan one makes every element nan; a single nan bound changes nothing
+  // (std::max(x, nan) is x), as PyTorch 1.13's clamp_out and clamp_min/clamp_max kernels.
+  const bool nan_bounds = min && max && (std::isnan(lo) || std::isnan(hi));
 
-  // min(max(x, lo), hi): with lo > hi every element becomes hi, as torch.clamp gives.
-  Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [lo, hi, lo_int, hi_int](auto x) {
+  // min(max(x, lo), hi) with the bounds rounded to the dtype, as std::min and std::max compare:
+  // nan stays nan, and with lo > hi every element becomes hi, as torch.clamp gives.
+  Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [=](auto x) {
     using T = decltype(x);
     if constexpr (detail::wraps<T>) {
       const T y = x < lo_int ? lo_int : x;
       return y > hi_int ? hi_int : y;
+    } else {
+      if (nan_bounds) return std::numeric_limits<T>::quiet_NaN();
+      const T y = x < bound_in<T>(lo) ? bound_in<T>(lo) : x;
+      return bound_in<T>(hi) < y ? bound_in<T>(hi) : y;
     }
-    if (std::isnan(static_cast<double>(x))) return x;  // nan stays nan, as PyTorch
-    // A nan bound (the dtype is then floating) gives nan, as in PyTorch.
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(lo) || std::isnan(hi)) return std::numeric_limits<T>::quiet_NaN();
-    }
-    T y = static_cast<double>(x) < lo ? static_cast<T>(lo) : x;
-    return static_cast<double>(y) > hi ? static_cast<T>(hi) : y;
   });
-  return detail::record(
-      out, "ClampBackward1", {a}, [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
-        return std::vector<Tensor>{backward_map(
-            grad, in[0], [lo, hi](auto g, auto x) { return x >= lo && x <= hi ? g : decltype(g)(0); })};
-      });
+  // The gradient passes where lo <= x <= hi, compared in the gradient's dtype (0.7f is below the
+  // double 0.7, but equal to the bound rounded to float, so it passes) and 0 at nan.
+  return detail::record(out, "ClampBackward1", {a},
+                        [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
+                          return std::vector<Tensor>{backward_map(grad, in[0], [lo, hi](auto g, auto x) {
+                            using T = decltype(x);
+                            return x >= bound_in<T>(lo) && x <= bound_in<T>(hi) ? g : T(0);
+                          })};
+                        });
 }
 
 namespace {

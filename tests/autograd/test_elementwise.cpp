@@ -55,6 +55,8 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
       {"exp", [](const V& x) { return exp(x[0]); }, {{2, 3}}},
       {"log", [](const V& x) { return log(x[0]); }, {{2, 3}}, 0.2, 3.0},
       {"sqrt", [](const V& x) { return sqrt(x[0]); }, {{2, 3}}, 0.2, 3.0},
+      {"reciprocal", [](const V& x) { return reciprocal(x[0]); }, {{2, 3}}, 0.5, 2.0},
+      {"reciprocal negative", [](const V& x) { return reciprocal(x[0]); }, {{3}}, -2.0, -0.5},
       {"abs", [](const V& x) { return abs(x[0]); }, {{2, 3}}, 0.1, 2.0},
       {"abs negative", [](const V& x) { return abs(x[0]); }, {{2, 3}}, -2.0, -0.1},
       {"relu positive", [](const V& x) { return relu(x[0]); }, {{3, 2}}, 0.1, 2.0},
@@ -236,6 +238,64 @@ BOOST_AUTO_TEST_CASE(clamp_follows_torch_for_crossed_bounds_and_fractional_bound
   BOOST_CHECK_THROW((void)(tensor({1, 0}) > 0).clamp(0, 1), std::invalid_argument);  // bool
   for (float v : tensor({1.0, 2.0}).clamp(0.0, std::nan("")).to_vector<float>())
     BOOST_TEST(std::isnan(v));  // torch: nan
+}
+
+// Regressions, values from PyTorch 1.13. A float32 element equal to a bound rounded to float32 got
+// no gradient: 0.7f is below the double 0.7, and PyTorch compares with the bound as a float (its
+// grads [1, 0] for clamp(min=0.7), [0, 1] for clamp(max=0.1) of [0.7, 0.1]). A single nan bound
+// made every element nan; PyTorch's clamp_min(x, nan) is x, with a gradient of 0.
+BOOST_AUTO_TEST_CASE(clamp_compares_with_the_bounds_rounded_to_the_dtype_and_ignores_a_single_nan_bound) {
+  Tensor x = tensor({0.7, 0.1}).requires_grad_();
+  x.clamp(0.7).sum().backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({1, 0}), boost::test_tools::per_element());
+  Tensor y = tensor({0.7, 0.1}).requires_grad_();
+  y.clamp(std::nullopt, 0.1).sum().backward();
+  BOOST_TEST(y.grad().to_vector<float>() == std::vector<float>({0, 1}), boost::test_tools::per_element());
+
+  Tensor z = tensor({1.5, -2.0}).requires_grad_();
+  const Tensor kept = z.clamp(std::nan(""));
+  BOOST_TEST(kept.to_vector<float>() == std::vector<float>({1.5f, -2.0f}), boost::test_tools::per_element());
+  kept.sum().backward();
+  BOOST_TEST(z.grad().to_vector<float>() == std::vector<float>({0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(z.clamp(std::nullopt, std::nan("")).to_vector<float>() == std::vector<float>({1.5f, -2.0f}),
+             boost::test_tools::per_element());
+  const Tensor i = tensor(std::vector<int64_t>{-7, 7}, {2}).clamp(std::nan(""));  // float32, as torch
+  BOOST_TEST(dtype_name(i.dtype()) == "float32");
+  BOOST_TEST(i.to_vector<float>() == std::vector<float>({-7, 7}), boost::test_tools::per_element());
+  // a bound beyond float32's range is infinite there, as PyTorch rounds it
+  BOOST_TEST(tensor({3.0e38}).clamp(-1e300, 1e300).to_vector<float>()[0] == 3.0e38f);
+}
+
+// Regressions, values from PyTorch 1.13: abs(-0.0) kept the sign (1 / abs gave -inf, torch inf),
+// and sigmoid(-90) in float32 was the subnormal 8.2e-40 where torch's 1 / (1 + e^90) is 0, so
+// log(sigmoid(-90)) was -90 where torch gives -inf.
+BOOST_AUTO_TEST_CASE(abs_of_minus_zero_is_plus_zero_and_float32_sigmoid_reaches_zero) {
+  BOOST_TEST(!std::signbit(tensor({-0.0}).abs().item<float>()));
+  BOOST_TEST(!std::signbit(tensor({-0.0}, {.dtype = kFloat64}).abs().item<double>()));
+  const std::vector<float> s = tensor({-90.0, -100.0}).sigmoid().to_vector<float>();
+  BOOST_TEST(s[0] == 0.0f);
+  BOOST_TEST(s[1] == 0.0f);
+  BOOST_TEST(std::isinf(tensor({-90.0}).sigmoid().log().item<float>()));
+}
+
+// Python's s / x is x.reciprocal() * s (torch/_tensor.py, __rdiv__): two roundings, so 3 / x can
+// differ from the true quotient in the last bit (PyTorch 1.13: 3 / tensor([7.]) is 0.428571463,
+// the quotient 0.428571433). reciprocal of int64 is float32.
+BOOST_AUTO_TEST_CASE(a_number_divided_by_a_tensor_is_its_reciprocal_times_the_number) {
+  manual_seed(0);
+  const Tensor x = randn({1000});
+  const std::vector<float> xs = x.to_vector<float>(), got = (3 / x).to_vector<float>();
+  int differs = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    BOOST_TEST(got[i] == (1.0f / xs[i]) * 3.0f);
+    differs += got[i] != 3.0f / xs[i];
+  }
+  BOOST_TEST(differs > 0);  // the two roundings show
+  BOOST_TEST((3 / tensor({7.0})).item<float>() == 0.428571463f);
+  const Tensor r = reciprocal(tensor(std::vector<int64_t>{-7, 2}, {2}));
+  BOOST_TEST(dtype_name(r.dtype()) == "float32");
+  BOOST_TEST(r.to_vector<float>() == std::vector<float>({-1.0f / 7.0f, 0.5f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(shapes_that_do_not_broadcast_throw_naming_op_and_shapes) {

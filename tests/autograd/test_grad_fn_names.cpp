@@ -113,6 +113,24 @@ std::map<std::string, std::function<Tensor(const Inputs&)>> ops() {
       {"nll_loss", [](const Inputs& in) { return F::nll_loss(in.x.log_softmax(1), in.t); }},
       {"binary_cross_entropy_with_logits",
        [](const Inputs& in) { return F::binary_cross_entropy_with_logits(in.x, in.p); }},
+      {"rsub", [](const Inputs& in) { return 1 - in.x; }},
+      {"rdiv", [](const Inputs& in) { return 3 / (in.x * in.x + 1); }},
+      {"reciprocal", [](const Inputs& in) { return reciprocal(in.x * in.x + 1); }},
+      {"split", [](const Inputs& in) { return in.x.split(2, 1)[0]; }},
+      {"split with sizes",
+       [](const Inputs& in) {
+         return split(in.x, std::vector<int64_t>{1, 2}, 1)[1];
+       }},
+      {"chunk", [](const Inputs& in) { return in.x.chunk(2, 1)[1]; }},
+      {"slice with a step", [](const Inputs& in) { return in.x.slice(1, std::nullopt, std::nullopt, 2); }},
+      {"index a later dim",
+       [](const Inputs& in) {
+         return in.x.index({indexing::Slice(), in.t});
+       }},
+      {"matmul 2-d by 3-d",
+       [](const Inputs& in) {
+         return in.w.matmul(in.y.reshape({1, 3, 2}));
+       }},
   };
 }
 

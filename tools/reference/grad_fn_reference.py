@@ -61,6 +61,10 @@ def cases():
         ("mse_loss", F.mse_loss(x, y)), ("l1_loss", F.l1_loss(x, y)),
         ("cross_entropy", F.cross_entropy(x, t)), ("nll_loss", F.nll_loss(x.log_softmax(1), t)),
         ("binary_cross_entropy_with_logits", F.binary_cross_entropy_with_logits(x, p)),
+        ("rsub", 1 - x), ("rdiv", 3 / (x * x + 1)), ("reciprocal", (x * x + 1).reciprocal()),
+        ("split", x.split(2, 1)[0]), ("split with sizes", x.split([1, 2], 1)[1]), ("chunk", x.chunk(2, 1)[1]),
+        ("slice with a step", x[:, ::2]), ("index a later dim", x[:, t]),
+        ("matmul 2-d by 3-d", w @ y.reshape(1, 3, 2)),
     ]
 
 
