@@ -99,9 +99,12 @@ Tensor moments_impl(const Tensor& a, const std::vector<int64_t>& dims, int64_t c
     }
   });
 
-  // var: grad_x = g * 2 (x - mean) / divisor;  std: grad_x = g * (x - mean) / (divisor * std),
-  // 0 in a row whose std is 0 (PyTorch's std_backward masks those rows).
-  auto backward = [r, divisor, means, results](const Tensor& grad, const std::vector<Tensor>&) {
+  // var: grad_x = g * 2 (x - mean) / dof;  std: grad_x = g * (x - mean) / (dof * std), 0 in a row
+  // whose std is 0 (PyTorch's std_backward masks those rows). dof = N - correction, not clamped at
+  // 0 as the forward's divisor is: PyTorch's var_backward divides by it as it is, so a correction
+  // past N gives an inf result but a finite gradient.
+  const double dof = static_cast<double>(r.n) - static_cast<double>(correction);
+  auto backward = [r, dof, means, results](const Tensor& grad, const std::vector<Tensor>&) {
     const Tensor g = detail::convert(grad, r.data.dtype());
     Tensor grad_rows = detail::new_tensor(r.data.shape(), r.data.dtype());
     dispatch_floating(g.dtype(), "var/std backward", [&]<typename T>() {
@@ -109,7 +112,7 @@ Tensor moments_impl(const Tensor& a, const std::vector<int64_t>& dims, int64_t c
       T* y = grad_rows.data_ptr<T>();
       for (int64_t i = 0; i < r.rows; ++i) {
         const double scale =
-            Sqrt ? (results[i] == 0.0 ? 0.0 : gp[i] / (divisor * results[i])) : 2.0 * gp[i] / divisor;
+            Sqrt ? (results[i] == 0.0 ? 0.0 : gp[i] / (dof * results[i])) : 2.0 * gp[i] / dof;
         for (int64_t j = 0; j < r.n; ++j)
           y[i * r.n + j] = static_cast<T>(scale * (x[i * r.n + j] - means[i]));
       }
@@ -242,6 +245,9 @@ std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool la
 
   Shape out_shape = a.shape();
   if (a.dim() > 0) out_shape[d] = k;
+  // A 0-d tensor's result is 0-d, its one element, whether k is 0 or 1 (as PyTorch's, whose
+  // outputs keep the input's shape there); k = 0 left the element unwritten.
+  if (a.dim() == 0) k = 1;
   const Lanes out_lanes{lanes.outer, k, lanes.inner};
   Tensor values = detail::new_tensor(out_shape, a.dtype()), indices = detail::new_tensor(out_shape, kInt64);
   dispatch(a.dtype(), [&]<typename T>() {

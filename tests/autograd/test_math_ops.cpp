@@ -250,6 +250,34 @@ BOOST_AUTO_TEST_CASE(every_math_backward_matches_finite_differences) {
 
 // ---- errors ----------------------------------------------------------------------------------------------
 
+// Regression: topk of a 0-d tensor with k = 0 returned an unwritten element and index (they changed
+// from run to run); PyTorch 1.13 returns the element and index 0, and passes the gradient back.
+BOOST_AUTO_TEST_CASE(topk_of_a_0d_tensor_gives_its_element_for_k_0_and_1) {
+  for (int64_t k : {0, 1}) {
+    Tensor a = tensor({2.0}).reshape({}).detach().requires_grad_();
+    auto [values, indices] = topk(a, k);
+    BOOST_TEST(values.dim() == 0);
+    BOOST_TEST(values.item<float>() == 2.0f);
+    BOOST_TEST(indices.item<int64_t>() == 0);
+    values.backward();
+    BOOST_TEST(a.grad().item<float>() == 1.0f);
+  }
+}
+
+// Regression: with a correction past the number of elements the forward is inf (its divisor is
+// clamped at 0), and the backward divided by that 0 too, giving [-inf, -inf, inf]. PyTorch's
+// var_backward divides by N - correction = -2: 2 / -2 * (x - 7/3) = [4/3, 1/3, -5/3].
+BOOST_AUTO_TEST_CASE(var_backward_divides_by_n_minus_the_correction_even_when_negative) {
+  Tensor v = tensor({1.0, 2.0, 4.0}, {.dtype = kFloat64, .requires_grad = true});
+  const Tensor out = v.var(std::vector<int64_t>{0}, 5);
+  BOOST_TEST(std::isinf(out.item<double>()));
+  out.backward();
+  const std::vector<double> g = v.grad().to_vector<double>();
+  BOOST_TEST(g[0] == 4.0 / 3.0, boost::test_tools::tolerance(1e-15));
+  BOOST_TEST(g[1] == 1.0 / 3.0, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(g[2] == -5.0 / 3.0, boost::test_tools::tolerance(1e-15));
+}
+
 BOOST_AUTO_TEST_CASE(topk_with_k_larger_than_the_dim_names_k_the_dim_and_the_shape) {
   const Tensor x = zeros({2, 5});
   check_throws<std::invalid_argument>([&] { topk(x, 7, 1); }, {"topk: k = 7", "dim 1 of size 5", "[2, 5]"});
