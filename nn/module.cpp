@@ -8,6 +8,7 @@
 // which anomaly notes and the output recorder see each module.
 #include "nn/module.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -73,19 +74,22 @@ Tensor Module::operator()(const Tensor& input) {
 }
 
 Tensor Module::call_forward(const std::function<Tensor()>& forward_call) {
-  run_pre_hooks();
-  Tensor output;
+  HooksRun run;
   try {
-    output = forward_call();
+    run_pre_hooks();
+    Tensor output = forward_call();
+    run_hooks(output, run);
+    return output;
   } catch (const ModuleError&) {
-    run_hooks(Tensor(), /*failed=*/true);
+    run_hooks_after_throw(run);
     throw;  // an inner module has already put its path in front: say it once
   } catch (const std::exception& error) {
-    run_hooks(Tensor(), /*failed=*/true);
+    run_hooks_after_throw(run);
     rethrow_with_context(error);
+  } catch (...) {
+    run_hooks_after_throw(run);
+    throw;
   }
-  run_hooks(output, /*failed=*/false);
-  return output;
 }
 
 void Module::run_pre_hooks() {
@@ -96,11 +100,29 @@ void Module::run_pre_hooks() {
   }
 }
 
-void Module::run_hooks(const Tensor& output, bool failed) {
+void Module::run_hooks(const Tensor& output, HooksRun& run) {
   for (const auto& list : {&detail::global_hooks(), hooks_.get()}) {
     if (list == nullptr) continue;
-    for (const auto& entry : *list->snapshot())
-      if (entry.post && (!failed || entry.always_call)) entry.post(*this, output);
+    for (const auto& entry : *list->snapshot()) {
+      if (!entry.post) continue;
+      if (entry.always_call) run.emplace_back(list, entry.id);
+      entry.post(*this, output);
+    }
+  }
+}
+
+void Module::run_hooks_after_throw(const HooksRun& run) noexcept {
+  for (const auto& list : {&detail::global_hooks(), hooks_.get()}) {
+    if (list == nullptr) continue;
+    for (const auto& entry : *list->snapshot()) {
+      if (!entry.post || !entry.always_call) continue;
+      if (std::find(run.begin(), run.end(), std::pair<const void*, int64_t>(list, entry.id)) != run.end())
+        continue;
+      try {
+        entry.post(*this, Tensor());
+      } catch (...) {  // PyTorch warns and goes on: the error in flight is the one to report
+      }
+    }
   }
 }
 

@@ -203,7 +203,8 @@ class Module {
  protected:
   /// What operator() does around forward, for subclasses whose call takes other arguments (the
   /// losses' `loss(input, target)`): runs the forward pre-hooks, `forward_call`, then the forward
-  /// hooks, and adds this module's path to a standard exception escaping it.
+  /// hooks, and adds this module's path to a standard exception escaping any of them (after the
+  /// always_call hooks that had not run yet, as PyTorch 2's `_call_impl`).
   Tensor call_forward(const std::function<Tensor()>& forward_call);
 
  private:
@@ -220,10 +221,14 @@ class Module {
   void state_entries(const std::string& prefix, StateDict& out) const;
   // Throws `error` again as its own standard type, its message prefixed by describe().
   [[noreturn]] void rethrow_with_context(const std::exception& error) const;
-  // Runs the global hooks, then this module's: pre-hooks, or forward hooks (only the always_call
-  // ones when `failed`).
+  // The always_call forward hooks that have run in one call, by list and id.
+  using HooksRun = std::vector<std::pair<const void*, int64_t>>;
+  // Run the global hooks, then this module's: the pre-hooks; the forward hooks, noting the
+  // always_call ones in `run`; after a throw, the always_call ones not in `run`, dropping errors
+  // of their own so that the first one goes on.
   void run_pre_hooks();
-  void run_hooks(const Tensor& output, bool failed);
+  void run_hooks(const Tensor& output, HooksRun& run);
+  void run_hooks_after_throw(const HooksRun& run) noexcept;
   // Makes this module the parent of the children whose parent was `previous` (after a move).
   void adopt_children(const Module* previous);
   // The children whose parent is this module forget it.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/machinery/anomaly.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
 #include "nn/activation.hpp"
@@ -106,6 +107,53 @@ BOOST_AUTO_TEST_CASE(only_always_call_hooks_run_when_forward_throws) {
   BOOST_CHECK_THROW(m(tensor({1.0f})), std::invalid_argument);
   const std::vector<std::string> expected = {"always "};
   BOOST_TEST(log.lines == expected, boost::test_tools::per_element());
+}
+
+// Regression: a pre-hook that threw skipped the always_call hooks, so anomaly mode's module scope,
+// opened by its global pre-hook, stayed open: later ops were noted as in that module's forward,
+// and the program crashed at exit destroying the scope. As PyTorch 2's _call_impl, pre-hooks,
+// forward and hooks now share one try, and the always_call hooks not yet run run after a throw.
+BOOST_AUTO_TEST_CASE(a_throwing_pre_hook_still_runs_the_always_call_hooks_once) {
+  Log log;
+  nn::Linear layer(2, 1);
+  DetectAnomalyGuard anomaly;
+  nn::RemovableHandle always = layer.register_forward_hook(log.post("always"), /*always_call=*/true);
+  nn::RemovableHandle pre =
+      layer.register_forward_pre_hook([](nn::Module&) { throw std::runtime_error("no"); });
+  BOOST_CHECK_THROW(layer(ones({1, 2})), std::runtime_error);
+  BOOST_TEST(log.lines == std::vector<std::string>{"always "}, boost::test_tools::per_element());
+  pre.remove();
+  always.remove();
+  const Tensor outside = ones({1}) * 2.0;  // recorded outside any module now
+  BOOST_TEST(outside.grad_fn() == nullptr);
+  Tensor w = tensor({1.0f}).requires_grad_();
+  const Tensor y = w * 2.0;
+  BOOST_TEST(y.grad_fn()->forward_trace.find("in the forward of") == std::string::npos);
+
+  // A forward hook that throws after an always_call one ran: that one is not called again.
+  Log again;
+  nn::RemovableHandle first = layer.register_forward_hook(again.post("always"), /*always_call=*/true);
+  nn::RemovableHandle second =
+      layer.register_forward_hook([](nn::Module&, const Tensor&) { throw std::runtime_error("late"); });
+  BOOST_CHECK_THROW(layer(ones({1, 2})), std::runtime_error);
+  BOOST_TEST(again.lines == std::vector<std::string>{"always "}, boost::test_tools::per_element());
+}
+
+// Regression: a child's forward hook that threw was reported as its parent's ("(Sequential): hook
+// boom", module_path ""), since the hooks ran outside the child's try.
+BOOST_AUTO_TEST_CASE(an_error_in_a_childs_forward_hook_names_the_child) {
+  nn::Sequential net{nn::Linear(2, 2), nn::ReLU()};
+  nn::RemovableHandle h =
+      net[0].register_forward_hook([](nn::Module&, const Tensor&) { throw std::runtime_error("hook boom"); });
+  try {
+    net(ones({1, 2}));
+    BOOST_FAIL("the hook's error did not come through");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()) == "0 (Linear in_features=2, out_features=2, bias=True): hook boom");
+    const auto* in_module = dynamic_cast<const nn::ModuleError*>(&e);
+    BOOST_TEST_REQUIRE(in_module != nullptr);
+    BOOST_TEST(in_module->module_path() == "0");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(a_hook_moves_with_its_module_into_a_parent) {
