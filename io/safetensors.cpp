@@ -203,6 +203,12 @@ void remove_stale_temp_files(const std::string& folder, const std::string& prefi
 class PendingFile {
  public:
   explicit PendingFile(const std::string& path) : path_(path), folder_(folder_of(path)) {
+    // A file we may not write to is not replaced (open() in torch.save fails on it), and one we
+    // may keeps its permission bits: the new file takes them before it takes the old one's place.
+    // (A symbolic link at `path` is replaced itself, never written through: see the header.)
+    struct stat old_file {};
+    const bool replacing = ::lstat(path.c_str(), &old_file) == 0 && S_ISREG(old_file.st_mode);
+    if (replacing && ::access(path.c_str(), W_OK) != 0) fail("writing over the file", path_);
     const std::string prefix = temp_prefix(std::filesystem::path(path).filename().string());
     remove_stale_temp_files(folder_, prefix);
     std::random_device device;
@@ -211,6 +217,13 @@ class PendingFile {
               concat(::getpid(), "-", save_count++, "-", std::hex, device());
       fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
       if (fd_ < 0 && (errno != EEXIST || attempt == 100)) fail("creating the temporary file", temp_);
+    }
+    if (replacing && ::fchmod(fd_, old_file.st_mode & 07777) != 0) {
+      const int error = errno;  // no destructor runs for a constructor that throws: clean up here
+      ::unlink(temp_.c_str());
+      ::close(fd_);
+      errno = error;
+      fail("giving the temporary file the permissions of", path_);
     }
     // Held until the rename, so that no save removes this file as stale (remove_stale_temp_files).
     // A file system without locks (flock fails) is left unlocked: its files are then never removed.

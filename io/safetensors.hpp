@@ -29,11 +29,14 @@ using Metadata = std::map<std::string, std::string>;
 /// always holds either the previous file or one complete new one, even while several threads or
 /// processes save to it at once (the last rename wins). A save killed midway leaves its temporary
 /// file; the next save to the same name removes such files once nobody holds them locked and they
-/// are 10 minutes old.
+/// are 10 minutes old. A file replaced keeps its permission bits, and one this process may not
+/// write to is not replaced, as with torch.save. Unlike torch.save, a symbolic link at `path` is
+/// replaced by the new file, not written through (so a link planted there cannot aim the save at
+/// another file): the file it led to keeps its old contents.
 /// Throws std::invalid_argument, before touching the disk, for an undefined tensor, a name given
 /// twice or the reserved name "__metadata__"; std::runtime_error naming `path` and the system's
-/// reason when the file cannot be written (missing folder, no permission, disk full), after
-/// removing the temporary file.
+/// reason when the file cannot be written (missing folder, no permission, a read-only file, disk
+/// full), after removing the temporary file.
 void save_file(const nn::NamedTensors& tensors, const std::string& path, const Metadata& metadata = {});
 /// The same for tensors held in a map, as an optimizer's state_dict(). (A template only so that a
 /// braced list, `save_file({{"w", w}}, path)`, picks the overload above instead of being ambiguous.)

@@ -4,9 +4,11 @@
 // tools/reference/checkpoint_reference.py, loaded (outputs within 1e-5) and saved again byte for
 // byte; loads that do not fit the model; every kind of damaged file; saves killed at random moments.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cmath>
@@ -558,6 +560,33 @@ BOOST_AUTO_TEST_CASE(saving_over_a_checkpoint_replaces_it_and_leaves_no_temporar
   BOOST_TEST(folder.names() == std::vector<std::string>{"model.safetensors"},
              boost::test_tools::per_element());
   BOOST_TEST(load_file(path)[0].second.to_vector<double>() == (std::vector<double>{1, 1, 1}),
+             boost::test_tools::per_element());
+}
+
+// Regression: the new file had the default mode (0644 under the usual umask), so saving over a
+// 0600 checkpoint made it readable by everyone; torch.save keeps the file's mode. A read-only
+// file is not replaced (open() fails on it in torch.save): checked only when not running as root,
+// whom the system lets write anything.
+BOOST_AUTO_TEST_CASE(saving_over_a_file_keeps_its_permissions_and_leaves_a_read_only_one) {
+  TempFolder folder;
+  const std::string path = folder.file("model.safetensors");
+  save_file({{"w", ones({2})}}, path);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+  save_file({{"w", ones({3})}}, path);
+  struct stat info {};
+  BOOST_TEST_REQUIRE(::stat(path.c_str(), &info) == 0);
+  BOOST_TEST((info.st_mode & 0777) == 0600u);
+  BOOST_TEST(load_file(path)[0].second.numel() == 3);
+
+  if (::geteuid() == 0) return;
+  fs::permissions(path, fs::perms::owner_read);
+  check_throws<std::runtime_error>(
+      [&] {
+        save_file({{"w", ones({4})}}, path);
+      },
+      {"writing over the file", "Permission denied"});
+  BOOST_TEST(load_file(path)[0].second.numel() == 3);
+  BOOST_TEST(folder.names() == std::vector<std::string>{"model.safetensors"},
              boost::test_tools::per_element());
 }
 
