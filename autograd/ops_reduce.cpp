@@ -50,6 +50,7 @@ Lanes one_lane(const Tensor& a) { return {.outer = 1, .n = a.numel(), .inner = 1
 /// the block [outer, inner], in row-major order), `first` the offset of its first input element.
 template <typename F>
 void for_each_lane(const Lanes& lanes, F&& f) {
+  if (lanes.inner == 0) return;  // no lanes, however large outer is (a [2^40, 2, 0] input)
   for (int64_t o = 0; o < lanes.outer; ++o)
     for (int64_t i = 0; i < lanes.inner; ++i) f(o * lanes.inner + i, o * lanes.n * lanes.inner + i);
 }
@@ -58,6 +59,7 @@ void for_each_lane(const Lanes& lanes, F&& f) {
 /// of elements or more): for ops where each lane writes only its own elements.
 template <typename F>
 void for_each_lane_parallel(const Lanes& lanes, F&& f) {
+  if (lanes.inner == 0) return;
   const int64_t block = std::max<int64_t>(lanes.n * lanes.inner, 1);
   detail::parallel_for(lanes.outer, detail::grain_for(block), [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o)
@@ -89,6 +91,7 @@ DimReduction reduce_dim(const Tensor& a, int64_t dim, bool keepdim, const char* 
 Tensor spread_lanes(const Tensor& grad, const Shape& shape, Dtype dtype, const Lanes& lanes, double divisor) {
   const Tensor g = detail::convert(grad, dtype);
   Tensor out = detail::new_tensor(shape, dtype);
+  if (out.numel() == 0) return out;
   dispatch_floating(dtype, "backward of a reduction", [&]<typename T>() {
     const T* gp = g.data_ptr<T>();
     T* y = out.data_ptr<T>();
@@ -140,6 +143,7 @@ double dot_contiguous(const T* x, const T* y, int64_t n) {
 /// go through sum_contiguous; strided lanes are summed a row at a time, so memory is read in order.
 Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
   Tensor out = detail::new_tensor(out_shape, sum_dtype(a.dtype()));
+  if (out.numel() == 0) return out;  // no lanes: nothing to loop over, however large a dim is
   dispatch(a.dtype(), [&]<typename T>() {
     constexpr bool floating = std::is_floating_point_v<T>;
     using Acc = std::conditional_t<floating, double, uint64_t>;

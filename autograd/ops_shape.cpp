@@ -134,6 +134,7 @@ void copy_along_dim(const Tensor& src, int64_t src_start, const Tensor& dst, int
   const auto* from = static_cast<const std::byte*>(src.impl()->data());
   auto* to = static_cast<std::byte*>(dst.impl()->data());
   const int64_t run = length * inner;  // elements per block
+  if (run == 0) return;                // nothing to copy, however many blocks there are
   detail::parallel_for(outer, detail::grain_for(run), [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o)
       std::memcpy(to + (o * dst_size + dst_start) * inner * bytes,

@@ -147,6 +147,7 @@ Lanes lanes_around(const Shape& shape, int64_t dim) {
 /// accumulated in Acc and rounded once per output, as PyTorch's cumsum (double for floats).
 template <bool Reverse, typename Acc, typename T, typename Out>
 void running_sums(const T* x, Out* y, const Lanes& lanes) {
+  if (lanes.n == 0 || lanes.inner == 0) return;  // no element, however large outer is
   for (int64_t o = 0; o < lanes.outer; ++o) {
     for (int64_t i = 0; i < lanes.inner; ++i) {
       Acc total = 0;
@@ -250,28 +251,30 @@ std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool la
   if (a.dim() == 0) k = 1;
   const Lanes out_lanes{lanes.outer, k, lanes.inner};
   Tensor values = detail::new_tensor(out_shape, a.dtype()), indices = detail::new_tensor(out_shape, kInt64);
-  dispatch(a.dtype(), [&]<typename T>() {
-    using V = std::conditional_t<std::is_floating_point_v<T>, double, T>;  // PyTorch's accscalar_t
-    std::vector<std::pair<V, int64_t>> queue(static_cast<size_t>(lanes.n));
-    const T* x = a.data_ptr<T>();
-    for (int64_t o = 0; o < lanes.outer; ++o) {
-      for (int64_t i = 0; i < lanes.inner; ++i) {
-        for (int64_t j = 0; j < lanes.n; ++j)
-          queue[j] = {static_cast<V>(x[lanes.first(o, i) + j * lanes.inner]), j};
-        select_top(queue, k, largest, sorted);
-        for (int64_t j = 0; j < k; ++j) {
-          const int64_t at = out_lanes.first(o, i) + j * lanes.inner;
-          values.data_ptr<T>()[at] = static_cast<T>(queue[j].first);
-          indices.data_ptr<int64_t>()[at] = queue[j].second;
+  if (values.numel() > 0)
+    dispatch(a.dtype(), [&]<typename T>() {
+      using V = std::conditional_t<std::is_floating_point_v<T>, double, T>;  // PyTorch's accscalar_t
+      std::vector<std::pair<V, int64_t>> queue(static_cast<size_t>(lanes.n));
+      const T* x = a.data_ptr<T>();
+      for (int64_t o = 0; o < lanes.outer; ++o) {
+        for (int64_t i = 0; i < lanes.inner; ++i) {
+          for (int64_t j = 0; j < lanes.n; ++j)
+            queue[j] = {static_cast<V>(x[lanes.first(o, i) + j * lanes.inner]), j};
+          select_top(queue, k, largest, sorted);
+          for (int64_t j = 0; j < k; ++j) {
+            const int64_t at = out_lanes.first(o, i) + j * lanes.inner;
+            values.data_ptr<T>()[at] = static_cast<T>(queue[j].first);
+            indices.data_ptr<int64_t>()[at] = queue[j].second;
+          }
         }
       }
-    }
-  });
+    });
 
   // grad_a = grad put back at each lane's chosen positions (distinct within a lane), 0 elsewhere.
   // The backward keeps its own copy of the indices: the caller may change the returned ones.
   auto backward = [lanes, k, positions = indices.clone()](const Tensor& grad, const std::vector<Tensor>& in) {
     Tensor grad_a = zeros(in[0].shape(), {.dtype = grad.dtype()});
+    if (grad.numel() == 0) return std::vector<Tensor>{grad_a};
     dispatch_floating(grad.dtype(), "topk backward", [&]<typename T>() {
       const T* g = grad.data_ptr<T>();
       const int64_t* p = positions.data_ptr<int64_t>();

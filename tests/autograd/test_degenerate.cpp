@@ -16,6 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "autograd/ops.hpp"
@@ -237,6 +239,33 @@ BOOST_AUTO_TEST_CASE(empty_tensors_through_linear_and_matmul_match_pytorch) {
 
 BOOST_AUTO_TEST_CASE(reductions_of_empty_tensors_match_pytorch_values_and_errors) {
   BOOST_TEST(check_group("empty_reductions") == 49);
+}
+
+// Regression: ops over a tensor with no elements but a huge leading dim looped over that dim
+// (2^40 empty lanes or blocks) and did not return; PyTorch returns each at once with these shapes.
+BOOST_AUTO_TEST_CASE(empty_tensors_with_a_huge_leading_dim_return_at_once) {
+  const int64_t B = int64_t{1} << 40;
+  const Tensor z = zeros({B, 2, 0});
+  const std::vector<std::pair<std::function<Tensor()>, Shape>> cases = {
+      {[&] { return z.sum(1); }, {B, 0}},
+      {[&] { return z.mean(1); }, {B, 0}},
+      {[&] { return std::get<0>(z.max(1)); }, {B, 0}},
+      {[&] { return z.argmax(1); }, {B, 0}},
+      {[&] { return std::get<0>(z.topk(1, 1)); }, {B, 1, 0}},
+      {[&] { return z.select(1, 0); }, {B, 0}},
+      {[&] { return z.slice(1, 0, 1); }, {B, 1, 0}},
+      {[&] { return z.split(1, 1)[0]; }, {B, 1, 0}},
+      {[&] { return z.cumsum(1); }, {B, 2, 0}},
+      {[&] { return z.softmax(1); }, {B, 2, 0}},
+      {[&] {
+         return cat({zeros({B, 0}), zeros({B, 0})}, 1);
+       },
+       {B, 0}},
+  };
+  for (const auto& [op, shape] : cases) BOOST_TEST(op().shape() == shape);
+  Tensor x = zeros({B, 2, 0}, {.requires_grad = true});
+  x.sum(1).sum().backward();
+  BOOST_TEST(x.grad().shape() == (Shape{B, 2, 0}));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
