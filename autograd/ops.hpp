@@ -134,9 +134,10 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
 /// broadcast together, the dtype is result_type(a, b) (dtype.hpp). Throws std::invalid_argument for a
 /// non-bool condition or shapes that do not broadcast (naming them).
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
-// masked_fill: out = mask ? value : a (mask bool, broadcast to a);  grad_a = grad where !mask
-/// A copy of a with `value` wherever the bool `mask` is true (`Tensor.masked_fill`); a's shape and
-/// dtype. Throws std::invalid_argument for a non-bool mask or one that does not broadcast to a's shape.
+// masked_fill: out = mask ? value : a (mask and a broadcast);  grad_a = grad where !mask, summed to a's shape
+/// A copy of a with `value` wherever the bool `mask` is true (`Tensor.masked_fill`); a's dtype, the
+/// shape both broadcast to (a mask larger than a repeats a, as PyTorch's out-of-place masked_fill).
+/// Throws std::invalid_argument for a non-bool mask or shapes that do not broadcast.
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value);
 
 // ---- matrix product (float32/float64 through the BLAS; int64 by a plain loop) ------------------

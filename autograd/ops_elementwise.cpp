@@ -470,15 +470,17 @@ Tensor fill_by_mask(const Tensor& x, const Tensor& mask, const Tensor& value, Te
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   check_defined(a, "masked_fill");
   check_mask(mask, "masked_fill");
-  check(broadcast_shapes(a.shape(), mask.shape(), "masked_fill") == a.shape(), "masked_fill: mask of shape ",
-        mask.shape(), " does not broadcast to the tensor's shape ", a.shape());
+  // Both broadcast, as PyTorch's out-of-place masked_fill: a [3] tensor under a [2, 3] mask gives
+  // [2, 3], and its gradient sums back over the new dim.
+  const Shape shape = broadcast_shapes(a.shape(), mask.shape(), "masked_fill");
   const Tensor kept = mask.clone();  // the backward's own copy, at the mask's size
-  Tensor out = fill_by_mask(a, kept, scalar_tensor(value, {.dtype = a.dtype()}),
-                            detail::new_tensor(a.shape(), a.dtype()));
+  Tensor out = fill_by_mask(expand_copy(a, shape), kept, scalar_tensor(value, {.dtype = a.dtype()}),
+                            detail::new_tensor(shape, a.dtype()));
   return detail::record(
-      out, "MaskedFillBackward0", {a}, [kept](const Tensor& grad, const std::vector<Tensor>&) {
+      out, "MaskedFillBackward0", {a}, [kept](const Tensor& grad, const std::vector<Tensor>& in) {
+        const Tensor zero = zeros({}, {.dtype = grad.dtype()});
         return std::vector<Tensor>{
-            fill_by_mask(grad, kept, zeros({}, {.dtype = grad.dtype()}), detail::gradient_output(grad))};
+            sum_to(fill_by_mask(grad, kept, zero, detail::gradient_output(grad)), in[0].shape())};
       });
 }
 

@@ -335,12 +335,26 @@ BOOST_AUTO_TEST_CASE(sum_to_refuses_a_shape_that_does_not_broadcast_to_the_gradi
              boost::test_tools::per_element());
 }
 
+// Regression: a mask larger than the tensor was refused; PyTorch 1.13's out-of-place masked_fill
+// broadcasts both: [1.5, -2, 0.5] under [[1, 0, 1], [0, 0, 1]] gives [[9, -2, 9], [1.5, -2, 9]],
+// and the gradient of its sum is [1, 2, 0].
+BOOST_AUTO_TEST_CASE(masked_fill_broadcasts_a_mask_larger_than_the_tensor) {
+  Tensor x = tensor({1.5, -2.0, 0.5}).requires_grad_();
+  const Tensor mask = tensor(std::vector<bool>{true, false, true, false, false, true}, {2, 3});
+  const Tensor y = x.masked_fill(mask, 9.0);
+  BOOST_TEST(y.shape() == (Shape{2, 3}));
+  BOOST_TEST(y.to_vector<float>() == std::vector<float>({9, -2, 9, 1.5, -2, 9}),
+             boost::test_tools::per_element());
+  y.sum().backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({1, 2, 0}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(bad_dtypes_and_masks_throw) {
   const Tensor flags = zeros({3}, {.dtype = kBool});
   BOOST_CHECK_THROW((void)(flags + flags), std::invalid_argument);
   BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({3}), 1.0), std::invalid_argument);  // mask not bool
-  BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({2, 3}, {.dtype = kBool}), 1.0),
-                    std::invalid_argument);
+  BOOST_CHECK_THROW((void)masked_fill(zeros({3}), zeros({2, 2}, {.dtype = kBool}), 1.0),
+                    std::invalid_argument);  // [3] and [2, 2] do not broadcast
   BOOST_CHECK_THROW((void)clamp(zeros({3}), std::nullopt, std::nullopt), std::invalid_argument);
   BOOST_CHECK_THROW((void)add(Tensor(), zeros({1})), std::invalid_argument);
 }

@@ -481,7 +481,8 @@ Case where_case(std::mt19937& rng) {
   return c;
 }
 
-/// masked_fill(a, mask, value): the mask must broadcast to a's own shape (torch.masked_fill).
+/// masked_fill(a, mask, value): a and the mask broadcast to the result's shape, as torch's
+/// out-of-place masked_fill; a's gradient sums the cotangent where the mask is false.
 Case masked_fill_case(std::mt19937& rng) {
   const Ref a = random_ref(rng, random_shape(rng), numeric_dtype(rng));
   const Shape mask_shape = chance(rng, 0.15) ? random_shape(rng) : broadcast_operand(rng, a.shape);
@@ -490,21 +491,22 @@ Case masked_fill_case(std::mt19937& rng) {
   Case c = make_case("masked_fill", {a, mask}, text("value ", value), [value](const std::vector<Tensor>& in) {
     return std::vector<Tensor>{masked_fill(in[0], in[1], value)};
   });
-  if (broadcast(a.shape, mask.shape) != a.shape) {
+  const std::optional<Shape> shape = broadcast(a.shape, mask.shape);
+  if (!shape) {
     c.want = fails(Expect::InvalidArgument);
     return c;
   }
-  const auto im = broadcast_offsets(mask.shape, a.shape);
-  Ref result{a.shape, a.dtype, a.values};
+  const auto ia = broadcast_offsets(a.shape, *shape), im = broadcast_offsets(mask.shape, *shape);
+  Ref result{*shape, a.dtype, {}};
   for (size_t i = 0; i < im.size(); ++i)
-    if (mask.values[im[i]]) result.values[i] = value;
+    result.values.push_back(mask.values[im[i]] ? value : a.values[ia[i]]);
   c.want.outputs = {result};
   if (a.dtype != kFloat64) return c;
 
-  c.want.cotangent = random_values(rng, numel(a.shape));
-  std::vector<double> ga = c.want.cotangent;
+  c.want.cotangent = random_values(rng, numel(*shape));
+  std::vector<double> ga(a.values.size(), 0.0);
   for (size_t i = 0; i < im.size(); ++i)
-    if (mask.values[im[i]]) ga[i] = 0.0;
+    if (!mask.values[im[i]]) ga[ia[i]] += c.want.cotangent[i];
   c.want.grads = {ga, std::nullopt};
   return c;
 }
