@@ -306,6 +306,7 @@ struct TensorImpl {
   int64_t numel = 0;                     ///< product of the sizes, kept so loops need not recompute it
   bool requires_grad = false;            ///< as Tensor::requires_grad()
   bool retains_grad = false;             ///< set by Tensor::retain_grad() on a non-leaf
+  bool is_parameter = false;             ///< registered by Module::register_parameter (an nn.Parameter)
   Tensor grad;                           ///< accumulated gradient (leaves, and retain_grad non-leaves)
   std::shared_ptr<Node> grad_fn;         ///< the op that made this tensor; null for a leaf
   std::string name;                      ///< optional label for errors and graph drawing

@@ -232,6 +232,7 @@ Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
   check(tensor.is_floating_point(), "register_parameter: \"", name, "\" has dtype ",
         dtype_name(tensor.dtype()), "; only float32 and float64 tensors can be trained");
   tensor.requires_grad_(true);
+  tensor.impl()->is_parameter = true;  // it prints as an nn.Parameter does; its detach() does not
   parameters_.emplace_back(name, tensor);
   return tensor;
 }

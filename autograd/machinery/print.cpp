@@ -232,7 +232,9 @@ std::string to_string(const Tensor& tensor) {
   const std::string prefix = "tensor(";
   const int64_t indent = static_cast<int64_t>(prefix.size());
   const std::string body = tensor.numel() == 0 ? "[]" : contents(tensor, indent);
-  return add_suffixes(prefix + body, suffixes(tensor), indent);
+  // A module's parameter prints as PyTorch prints an nn.Parameter: its repr above the tensor's.
+  const std::string parameter = tensor.impl()->is_parameter ? "Parameter containing:\n" : "";
+  return parameter + add_suffixes(prefix + body, suffixes(tensor), indent);
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& tensor) { return os << to_string(tensor); }

@@ -7,7 +7,8 @@ Run with Debian's python3-torch 1.13.1 from the repository root:
 It writes tests/fixtures/print.json: a list of cases, each one tensor with its dtype, shape, flat
 values (floats written with repr, so float32 and float64 values round-trip exactly; "nan", "inf"
 and "-inf" as strings), requires_grad, an optional "op" ("add": the printed tensor is
-x + zeros_like(x), so it carries grad_fn=<AddBackward0>) and "text", which is str(tensor) with
+x + zeros_like(x), so it carries grad_fn=<AddBackward0>; "parameter": it is an nn.Parameter, as a
+module's weight is) and "text", which is str(tensor) with
 PyTorch's default print options (precision 4, threshold 1000, edgeitems 3, linewidth 80).
 """
 
@@ -118,6 +119,9 @@ def cases():
         ("float64 sum has dtype and grad_fn", torch.tensor([1.0, 2.5], dtype=f64), True, "add"),
         ("float32 long sum wraps its grad_fn suffix", seeded(9, lambda: torch.randn(8)), True, "add"),
         ("float64 long leaf moves its suffixes to a new line", seeded(10, lambda: torch.randn(7, dtype=f64)), True, None),
+        # a module's parameter (nn.Parameter) prints its repr's first line above the tensor
+        ("float32 parameter of a module", seeded(11, lambda: torch.randn(2, 3)), True, "parameter"),
+        ("float64 0-d parameter of a module", torch.tensor(0.5, dtype=f64), True, "parameter"),
     ]
 
 
@@ -127,6 +131,8 @@ def row(name, x, requires_grad, op):
     printed = x.clone().requires_grad_(requires_grad)
     if op == "add":
         printed = printed + torch.zeros_like(x)
+    if op == "parameter":
+        printed = torch.nn.Parameter(x.clone())
     case = {"name": name, "dtype": dtype, "shape": list(x.shape), "values": values,
             "requires_grad": requires_grad}
     if op is not None:

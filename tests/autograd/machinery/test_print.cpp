@@ -17,6 +17,7 @@
 #include "autograd/ops.hpp"
 #include "autograd/tensor.hpp"
 #include "fixture.hpp"
+#include "nn/module.hpp"
 
 namespace {
 
@@ -42,6 +43,14 @@ Tensor build(const json& c) {
                               .requires_grad = c.at("requires_grad").get<bool>()};
   Tensor x = tensor(data, shape, options);
   if (c.value("op", "") == "add") return x + zeros(shape, {.dtype = options.dtype});
+  if (c.value("op", "") == "parameter") {  // as a module's weight: registered by register_parameter
+    struct Holder : nn::Module {
+      Tensor weight;
+      explicit Holder(const Tensor& t) { weight = register_parameter("weight", t); }
+      Tensor forward(const Tensor& input) override { return input; }
+    };
+    return Holder(x.detach()).weight;
+  }
   return x;
 }
 
