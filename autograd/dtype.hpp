@@ -142,7 +142,8 @@ class Scalar {
   template <typename T>
   T to() const {
     if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
-      return static_cast<T>(value_);
+      // an integer is rounded once, straight to T: through a double, 2^62 + 2^38 + 1 would round twice
+      return dtype_ == kFloat64 ? static_cast<T>(value_) : static_cast<T>(int_);
     } else if constexpr (std::is_same_v<T, bool>) {
       return value_ != 0.0;
     } else {

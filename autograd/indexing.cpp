@@ -20,7 +20,9 @@ namespace {
 /// `a[:, ..., idx]` with idx at dim d: a's dim d replaced by idx's dims, as PyTorch's advanced
 /// indexing with one tensor. Moves dim d to the front, picks there, moves the picked dims back.
 Tensor index_along(const Tensor& a, int64_t d, const Tensor& idx) {
-  if (d == 0) return minigrad::index(a, idx);
+  // PyTorch records a 0-d index as a select, and any other as an index
+  const char* name = idx.dim() == 0 ? "SelectBackward0" : "IndexBackward0";
+  if (d == 0) return detail::named_as(minigrad::index(a, idx), a, name);
   std::vector<int64_t> order{d};
   for (int64_t k = 0; k < a.dim(); ++k) {
     if (k != d) order.push_back(k);
@@ -32,7 +34,7 @@ Tensor index_along(const Tensor& a, int64_t d, const Tensor& idx) {
   for (int64_t k = 0; k < d; ++k) back.push_back(k_idx + k);
   for (int64_t k = 0; k < k_idx; ++k) back.push_back(k);
   for (int64_t k = k_idx + d; k < picked.dim(); ++k) back.push_back(k);
-  return detail::named_as(minigrad::permute(picked, back), a, "IndexBackward0");
+  return detail::named_as(minigrad::permute(picked, back), a, name);
 }
 }  // namespace
 

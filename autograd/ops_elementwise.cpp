@@ -330,13 +330,19 @@ Tensor cos(const Tensor& a) {
 }
 
 namespace {
-// A bound rounded to the floating type T, infinite past its range (as PyTorch's Scalar::to<T>).
+// A bound of clamp in the floating type T, rounded once from the number as written (an int64 one
+// straight to T, as PyTorch's Scalar::to<T>); `absent` when not given. A finite bound beyond T's
+// range throws std::invalid_argument, as PyTorch's "value cannot be converted" error.
 template <typename T>
-T bound_in(double bound) {
-  if (bound > static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::infinity();
-  if (bound < static_cast<double>(std::numeric_limits<T>::lowest()))
-    return -std::numeric_limits<T>::infinity();
-  return static_cast<T>(bound);
+T bound_as(const std::optional<Scalar>& bound, T absent) {
+  if (!bound) return absent;
+  if (bound->dtype() != kFloat64) return static_cast<T>(bound->to_int64());
+  const double value = bound->to_double();
+  check(!std::isfinite(value) || (value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+                                  value <= static_cast<double>(std::numeric_limits<T>::max())),
+        "clamp: value ", value, " cannot be converted to type ", sizeof(T) == 4 ? "float" : "double",
+        " without overflow");
+  return static_cast<T>(value);
 }
 }  // namespace
 
@@ -349,17 +355,27 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Dtype dtype = a.dtype();
   if (min) dtype = result_type(dtype, min->dtype());
   if (max) dtype = result_type(dtype, max->dtype());
-  const double lo = min ? min->to_double() : -INFINITY, hi = max ? max->to_double() : INFINITY;
-  // An int64 result has integer bounds, compared as integers: through a double, INT64_MAX would
-  // round up to 2^63, which no int64 holds.
+  // The bounds in the result's dtype: compared there, forward and backward (0.7f is below the
+  // double 0.7 but equal to the bound as a float, so its gradient passes). An int64 result has
+  // integer bounds, compared as integers: through a double, INT64_MAX would round up to 2^63.
+  const bool as_float = dtype == kFloat32;
+  const float lo_f = as_float ? bound_as<float>(min, -INFINITY) : 0,
+              hi_f = as_float ? bound_as<float>(max, INFINITY) : 0;
+  const double lo_d = bound_as<double>(min, -INFINITY), hi_d = bound_as<double>(max, INFINITY);
   const int64_t lo_int = min ? min->to_int64() : std::numeric_limits<int64_t>::min();
   const int64_t hi_int = max ? max->to_int64() : std::numeric_limits<int64_t>::max();
+  auto bounds = [=]<typename T>() {
+    if constexpr (std::is_same_v<T, float>)
+      return std::pair{lo_f, hi_f};
+    else
+      return std::pair{static_cast<T>(lo_d), static_cast<T>(hi_d)};  // double (the only other floating type)
+  };
   // With both bounds, a nan one makes every element nan; a single nan bound changes nothing
   // (std::max(x, nan) is x), as PyTorch 1.13's clamp_out and clamp_min/clamp_max kernels.
-  const bool nan_bounds = min && max && (std::isnan(lo) || std::isnan(hi));
+  const bool nan_bounds = min && max && (std::isnan(lo_d) || std::isnan(hi_d));
 
-  // min(max(x, lo), hi) with the bounds rounded to the dtype, as std::min and std::max compare:
-  // nan stays nan, and with lo > hi every element becomes hi, as torch.clamp gives.
+  // min(max(x, lo), hi), as std::min and std::max compare: nan stays nan, and with lo > hi every
+  // element becomes hi, as torch.clamp gives.
   Tensor out = unary_kernel(detail::convert(a, dtype), "clamp", false, [=](auto x) {
     using T = decltype(x);
     if constexpr (detail::wraps<T>) {
@@ -367,17 +383,18 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
       return y > hi_int ? hi_int : y;
     } else {
       if (nan_bounds) return std::numeric_limits<T>::quiet_NaN();
-      const T y = x < bound_in<T>(lo) ? bound_in<T>(lo) : x;
-      return bound_in<T>(hi) < y ? bound_in<T>(hi) : y;
+      const auto [lo, hi] = bounds.template operator()<T>();
+      const T y = x < lo ? lo : x;
+      return hi < y ? hi : y;
     }
   });
-  // The gradient passes where lo <= x <= hi, compared in the gradient's dtype (0.7f is below the
-  // double 0.7, but equal to the bound rounded to float, so it passes) and 0 at nan.
+  // The gradient passes where lo <= x <= hi, 0 at nan.
   return detail::record(out, "ClampBackward1", {a},
-                        [lo, hi](const Tensor& grad, const std::vector<Tensor>& in) {
-                          return std::vector<Tensor>{backward_map(grad, in[0], [lo, hi](auto g, auto x) {
+                        [bounds](const Tensor& grad, const std::vector<Tensor>& in) {
+                          return std::vector<Tensor>{backward_map(grad, in[0], [bounds](auto g, auto x) {
                             using T = decltype(x);
-                            return x >= bound_in<T>(lo) && x <= bound_in<T>(hi) ? g : T(0);
+                            const auto [lo, hi] = bounds.template operator()<T>();
+                            return x >= lo && x <= hi ? g : T(0);
                           })};
                         });
 }

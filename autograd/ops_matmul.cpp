@@ -103,14 +103,17 @@ bool used_once(const Plan& plan, const Shape& batch) {
   return shape_numel(batch) == shape_numel(plan.out_batch);
 }
 
-// The grad_fn name PyTorch 1.13 shows for each rank case: its batched cases end in a view, or, for a
-// 2-d left operand, in a clone (for a contiguous right operand; every minigrad tensor is one).
-const char* backward_name(int64_t a_dim, int64_t b_dim) {
+// The grad_fn name PyTorch 1.13 shows for each rank case: its batched cases end in a view; a 2-d
+// left operand folds b as b^T @ a^T and transposes the result back, cloned to be contiguous
+// unless it already is (a single row or column, or no element).
+const char* backward_name(const Tensor& a, const Tensor& b, const Tensor& out) {
+  const int64_t a_dim = a.dim(), b_dim = b.dim();
   if (a_dim == 1 && b_dim == 1) return "DotBackward0";
   if (a_dim == 2 && b_dim == 1) return "MvBackward0";
   if (a_dim == 2 && b_dim == 2) return "MmBackward0";
   if (a_dim == 1 && b_dim == 2) return "SqueezeBackward3";
-  if (a_dim == 2) return "CloneBackward0";  // b folded as b^T @ a^T, then made contiguous (clone)
+  if (a_dim == 2)
+    return a.size(0) == 1 || b.size(-1) == 1 || out.numel() == 0 ? "TransposeBackward0" : "CloneBackward0";
   return "UnsafeViewBackward0";
 }
 
@@ -169,7 +172,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     });
     return std::vector<Tensor>{grad_a, grad_b};
   };
-  return detail::record(out, backward_name(a.dim(), b.dim()), {a, b}, backward);
+  return detail::record(out, backward_name(a, b, out), {a, b}, backward);
 }
 
 }  // namespace minigrad

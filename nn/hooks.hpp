@@ -52,8 +52,9 @@ class RemovableHandle {
 /// pre-hooks (`torch.nn.modules.module.register_module_forward_pre_hook`).
 RemovableHandle register_module_forward_pre_hook(ForwardPreHook hook);
 /// Calls `hook` after the forward of every module returns, on every thread, before the module's
-/// own hooks; with always_call, also when forward throws (then with an undefined output), as
-/// PyTorch's `always_call=True` (`torch.nn.modules.module.register_module_forward_hook`).
+/// own hooks; with always_call, also when a pre-hook, forward or an earlier forward hook throws
+/// (with forward's output if it returned, else an undefined one), once, as PyTorch's `always_call=True`
+/// (`torch.nn.modules.module.register_module_forward_hook`).
 RemovableHandle register_module_forward_hook(ForwardHook hook, bool always_call = false);
 
 namespace detail {

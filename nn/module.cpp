@@ -8,7 +8,6 @@
 // which anomaly notes and the output recorder see each module.
 #include "nn/module.hpp"
 
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -73,6 +72,15 @@ Tensor Module::operator()(const Tensor& input) {
   return call_forward([&] { return forward(input); });
 }
 
+// The global hook list and this module's as they were when the forward hooks started, and how
+// many of their entries (the global ones first) have been started: after a throw, the
+// always_call hooks among the rest run, and none twice. Counting needs no allocation per call.
+struct Module::HooksRun {
+  std::shared_ptr<const std::vector<detail::HookList::Entry>> lists[2];
+  size_t started = 0;
+  Tensor output;  // forward's, once it has returned (undefined if it threw)
+};
+
 Tensor Module::call_forward(const std::function<Tensor()>& forward_call) {
   HooksRun run;
   try {
@@ -101,25 +109,30 @@ void Module::run_pre_hooks() {
 }
 
 void Module::run_hooks(const Tensor& output, HooksRun& run) {
-  for (const auto& list : {&detail::global_hooks(), hooks_.get()}) {
-    if (list == nullptr) continue;
-    for (const auto& entry : *list->snapshot()) {
-      if (!entry.post) continue;
-      if (entry.always_call) run.emplace_back(list, entry.id);
-      entry.post(*this, output);
+  run.output = output;
+  run.lists[0] = detail::global_hooks().snapshot();
+  if (hooks_) run.lists[1] = hooks_->snapshot();
+  for (const auto& list : run.lists) {
+    if (!list) continue;
+    for (const auto& entry : *list) {
+      ++run.started;
+      if (entry.post) entry.post(*this, output);
     }
   }
 }
 
-void Module::run_hooks_after_throw(const HooksRun& run) noexcept {
-  for (const auto& list : {&detail::global_hooks(), hooks_.get()}) {
-    if (list == nullptr) continue;
-    for (const auto& entry : *list->snapshot()) {
-      if (!entry.post || !entry.always_call) continue;
-      if (std::find(run.begin(), run.end(), std::pair<const void*, int64_t>(list, entry.id)) != run.end())
-        continue;
+void Module::run_hooks_after_throw(HooksRun& run) noexcept {
+  if (!run.lists[0]) {  // a pre-hook or forward threw: no forward hook has started
+    run.lists[0] = detail::global_hooks().snapshot();
+    if (hooks_) run.lists[1] = hooks_->snapshot();
+  }
+  size_t index = 0;
+  for (const auto& list : run.lists) {
+    if (!list) continue;
+    for (const auto& entry : *list) {
+      if (index++ < run.started || !entry.post || !entry.always_call) continue;
       try {
-        entry.post(*this, Tensor());
+        entry.post(*this, run.output);
       } catch (...) {  // PyTorch warns and goes on: the error in flight is the one to report
       }
     }

@@ -184,8 +184,9 @@ class Module {
   /// (`module.register_forward_pre_hook`).
   RemovableHandle register_forward_pre_hook(ForwardPreHook hook);
   /// Calls `hook(module, output)` after each forward of this module returns, after the global
-  /// hooks; with always_call, also when forward throws, with an undefined output
-  /// (`module.register_forward_hook(hook, always_call=...)`).
+  /// hooks; with always_call, also when a pre-hook, forward or an earlier hook throws (with
+  /// forward's output if it returned, else an undefined one) (`module.register_forward_hook(hook,
+  /// always_call=...)`).
   RemovableHandle register_forward_hook(ForwardHook hook, bool always_call = false);
 
   // ---- saving and loading ---------------------------------------------------------------------
@@ -221,14 +222,14 @@ class Module {
   void state_entries(const std::string& prefix, StateDict& out) const;
   // Throws `error` again as its own standard type, its message prefixed by describe().
   [[noreturn]] void rethrow_with_context(const std::exception& error) const;
-  // The always_call forward hooks that have run in one call, by list and id.
-  using HooksRun = std::vector<std::pair<const void*, int64_t>>;
-  // Run the global hooks, then this module's: the pre-hooks; the forward hooks, noting the
-  // always_call ones in `run`; after a throw, the always_call ones not in `run`, dropping errors
-  // of their own so that the first one goes on.
+  // How far the forward hooks of one call have got (module.cpp).
+  struct HooksRun;
+  // Run the global hooks, then this module's: the pre-hooks; the forward hooks, counting them in
+  // `run`; after a throw, the always_call ones not yet started, dropping errors of their own so
+  // that the first one goes on.
   void run_pre_hooks();
   void run_hooks(const Tensor& output, HooksRun& run);
-  void run_hooks_after_throw(const HooksRun& run) noexcept;
+  void run_hooks_after_throw(HooksRun& run) noexcept;
   // Makes this module the parent of the children whose parent was `previous` (after a move).
   void adopt_children(const Module* previous);
   // The children whose parent is this module forget it.

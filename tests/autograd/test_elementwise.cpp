@@ -262,8 +262,19 @@ BOOST_AUTO_TEST_CASE(clamp_compares_with_the_bounds_rounded_to_the_dtype_and_ign
   const Tensor i = tensor(std::vector<int64_t>{-7, 7}, {2}).clamp(std::nan(""));  // float32, as torch
   BOOST_TEST(dtype_name(i.dtype()) == "float32");
   BOOST_TEST(i.to_vector<float>() == std::vector<float>({-7, 7}), boost::test_tools::per_element());
-  // a bound beyond float32's range is infinite there, as PyTorch rounds it
-  BOOST_TEST(tensor({3.0e38}).clamp(-1e300, 1e300).to_vector<float>()[0] == 3.0e38f);
+  // a finite bound beyond float32's range is an error there (PyTorch: "value cannot be converted to
+  // type float without overflow"), an infinite one is not; float64 holds 1e300
+  BOOST_CHECK_THROW((void)tensor({1.0}).clamp(1e300), std::invalid_argument);
+  BOOST_CHECK_THROW((void)tensor(std::vector<int64_t>{1}, {1}).clamp(std::nullopt, -3.5e38),
+                    std::invalid_argument);
+  BOOST_TEST(tensor({1.0}).clamp(-INFINITY, INFINITY).item<float>() == 1.0f);
+  BOOST_TEST(tensor({1.0}, {.dtype = kFloat64}).clamp(1e300).item<double>() == 1e300);
+  // an int64 bound is rounded once, straight to float (PyTorch 1.13: 4.611686568183202e18); through
+  // a double it rounded twice, to 2^62
+  const int64_t big = (int64_t{1} << 62) + (int64_t{1} << 38) + 1;
+  BOOST_TEST(tensor({0.0}).clamp(big).item<float>() == static_cast<float>(big));
+  BOOST_TEST(static_cast<double>(static_cast<float>(big)) == 4.611686568183202e18);
+  BOOST_TEST(zeros({1}).fill_(big).item<float>() == static_cast<float>(big));  // Scalar::to<float>
 }
 
 // Regressions, values from PyTorch 1.13: abs(-0.0) kept the sign (1 / abs gave -inf, torch inf),

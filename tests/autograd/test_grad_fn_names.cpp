@@ -131,6 +131,15 @@ std::map<std::string, std::function<Tensor(const Inputs&)>> ops() {
        [](const Inputs& in) {
          return in.w.matmul(in.y.reshape({1, 3, 2}));
        }},
+      {"matmul 1-row 2-d by 3-d",
+       [](const Inputs& in) {
+         return in.x.slice(0, 0, 1).matmul(in.w.t().reshape({1, 3, 4}));
+       }},
+      {"index a later dim by a 0-d tensor",
+       [](const Inputs& in) {
+         return in.x.index({indexing::Slice(), in.t.select(0, 1)});
+       }},
+      {"index by a 0-d tensor", [](const Inputs& in) { return in.x.index({in.t.select(0, 1)}); }},
   };
 }
 

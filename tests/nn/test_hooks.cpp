@@ -124,19 +124,25 @@ BOOST_AUTO_TEST_CASE(a_throwing_pre_hook_still_runs_the_always_call_hooks_once) 
   BOOST_TEST(log.lines == std::vector<std::string>{"always "}, boost::test_tools::per_element());
   pre.remove();
   always.remove();
-  const Tensor outside = ones({1}) * 2.0;  // recorded outside any module now
-  BOOST_TEST(outside.grad_fn() == nullptr);
   Tensor w = tensor({1.0f}).requires_grad_();
   const Tensor y = w * 2.0;
   BOOST_TEST(y.grad_fn()->forward_trace.find("in the forward of") == std::string::npos);
 
-  // A forward hook that throws after an always_call one ran: that one is not called again.
+  // A forward hook that throws after an always_call one ran: that one is not called again, and the
+  // always_call one after it gets forward's output, as PyTorch 2's _call_impl passes `result`.
   Log again;
+  bool saw_output = false;
   nn::RemovableHandle first = layer.register_forward_hook(again.post("always"), /*always_call=*/true);
   nn::RemovableHandle second =
       layer.register_forward_hook([](nn::Module&, const Tensor&) { throw std::runtime_error("late"); });
+  nn::RemovableHandle third = layer.register_forward_hook(
+      [&](nn::Module&, const Tensor& out) {
+        saw_output = out.defined() && out.shape() == Shape{1, 1};
+      },
+      /*always_call=*/true);
   BOOST_CHECK_THROW(layer(ones({1, 2})), std::runtime_error);
   BOOST_TEST(again.lines == std::vector<std::string>{"always "}, boost::test_tools::per_element());
+  BOOST_TEST(saw_output);
 }
 
 // Regression: a child's forward hook that threw was reported as its parent's ("(Sequential): hook

@@ -65,6 +65,8 @@ def cases():
         ("split", x.split(2, 1)[0]), ("split with sizes", x.split([1, 2], 1)[1]), ("chunk", x.chunk(2, 1)[1]),
         ("slice with a step", x[:, ::2]), ("index a later dim", x[:, t]),
         ("matmul 2-d by 3-d", w @ y.reshape(1, 3, 2)),
+        ("matmul 1-row 2-d by 3-d", x[:1] @ w.t().reshape(1, 3, 4)),
+        ("index a later dim by a 0-d tensor", x[:, t[1]]), ("index by a 0-d tensor", x[t[1]]),
     ]
 
 
