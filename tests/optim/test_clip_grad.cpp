@@ -17,6 +17,16 @@ using namespace optim_test;
 using minigrad::nn::utils::clip_grad_norm_;
 using minigrad::nn::utils::clip_grad_value_;
 
+// Zero parameters of the case's shapes and dtype, holding its gradients (null: none).
+std::vector<Tensor> zero_params_with_grads(const json& c) {
+  std::vector<Tensor> params;
+  for (const json& shape : c["shapes"])
+    params.push_back(
+        minigrad::zeros(shape.get<Shape>(), {.dtype = dtype_named(c["dtype"]), .requires_grad = true}));
+  set_grads(params, c["grads"]);
+  return params;
+}
+
 double norm_type_of(const json& c) {
   if (c["norm_type"] == "inf") return std::numeric_limits<double>::infinity();
   return c["norm_type"].get<double>();
@@ -40,11 +50,7 @@ BOOST_AUTO_TEST_CASE(total_norm_and_clipped_gradients_match_pytorch) {
     seen.insert(c["name"].get<std::string>());
     BOOST_TEST_CONTEXT(c["name"].get<std::string>()) {
       const Dtype dtype = dtype_named(c["dtype"]);
-      std::vector<Tensor> params;
-      for (const json& shape : c["shapes"]) {
-        params.push_back(minigrad::zeros(shape.get<Shape>(), {.dtype = dtype, .requires_grad = true}));
-      }
-      set_grads(params, c["grads"]);
+      const std::vector<Tensor> params = zero_params_with_grads(c);
 
       const double total_norm = clip_grad_norm_(params, c["max_norm"].get<double>(), norm_type_of(c));
       if (c["total_norm"] == "inf")
@@ -159,11 +165,7 @@ BOOST_AUTO_TEST_CASE(clip_grad_value_matches_pytorch) {
     seen.insert(c["name"].get<std::string>());
     BOOST_TEST_CONTEXT(c["name"].get<std::string>()) {
       const Dtype dtype = dtype_named(c["dtype"]);
-      std::vector<Tensor> params;
-      for (const json& shape : c["shapes"]) {
-        params.push_back(minigrad::zeros(shape.get<Shape>(), {.dtype = dtype, .requires_grad = true}));
-      }
-      set_grads(params, c["grads"]);
+      const std::vector<Tensor> params = zero_params_with_grads(c);
       clip_grad_value_(params, c["clip_value"].get<double>());
       for (size_t i = 0; i < params.size(); ++i) {
         if (c["clipped"][i].is_null()) {

@@ -195,9 +195,11 @@ def scheduler_cases():
 
 # --- clip_grad_norm_ ---------------------------------------------------------------------------
 
-def clip_case(name, max_norm, norm_type, scale, dtype="float32", missing=()):
-    torch.manual_seed(5)
-    params = [torch.zeros(shape, dtype=DTYPES[dtype], requires_grad=True) for shape in [(2, 3), (4,), (3,)]]
+def params_with_grads(seed, shapes, dtype, scale, missing):
+    """Zero parameters of `shapes`, each given a gradient of randn * scale drawn after
+    manual_seed(seed), except those in `missing`; the gradients as written to the fixture."""
+    torch.manual_seed(seed)
+    params = [torch.zeros(shape, dtype=DTYPES[dtype], requires_grad=True) for shape in shapes]
     grads = []
     for index, p in enumerate(params):
         g = torch.randn(p.shape, dtype=p.dtype) * scale
@@ -206,6 +208,11 @@ def clip_case(name, max_norm, norm_type, scale, dtype="float32", missing=()):
         else:
             p.grad = g
             grads.append(flat(g))
+    return params, grads
+
+
+def clip_case(name, max_norm, norm_type, scale, dtype="float32", missing=()):
+    params, grads = params_with_grads(5, [(2, 3), (4,), (3,)], dtype, scale, missing)
     total = torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type)
     clipped = [None if p.grad is None else flat(p.grad) for p in params]
     return {"name": name, "dtype": dtype, "max_norm": max_norm,
@@ -232,16 +239,7 @@ def clip_cases():
 # --- clip_grad_value_ --------------------------------------------------------------------------
 
 def clip_value_case(name, clip_value, scale, dtype="float32", missing=()):
-    torch.manual_seed(6)
-    params = [torch.zeros(shape, dtype=DTYPES[dtype], requires_grad=True) for shape in [(2, 3), (5,)]]
-    grads = []
-    for index, p in enumerate(params):
-        g = torch.randn(p.shape, dtype=p.dtype) * scale
-        if index in missing:
-            grads.append(None)
-        else:
-            p.grad = g
-            grads.append(flat(g))
+    params, grads = params_with_grads(6, [(2, 3), (5,)], dtype, scale, missing)
     returned = torch.nn.utils.clip_grad_value_(params, clip_value)
     assert returned is None
     clipped = [None if p.grad is None else flat(p.grad) for p in params]
