@@ -128,9 +128,9 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
               Node::BackwardFn backward);
 
-/// `out`, the result of an op of ops.hpp that `composite` (split, a stepped slice, ...) is made of,
-/// with its node named as PyTorch names the composite's ("SplitBackward0"), when that node is
-/// out's own (not `from`'s, which an op may return as it is). Returns out.
+/// `out`, the result of the op of ops.hpp that a composite (split, a stepped slice, ...) applied to
+/// `from`, with its node renamed `name`, as PyTorch names the composite's ("SplitBackward0"). Only
+/// a node of out's own is renamed, never from's (an op may return its input as it is). Returns out.
 Tensor named_as(Tensor out, const Tensor& from, const char* name);
 
 /// The same data under a new, unrecorded handle: what a backward lambda captures when it needs

@@ -110,8 +110,9 @@ Tensor relu(const Tensor& a);
 /// Hyperbolic tangent elementwise, in (-1, 1) (`torch.tanh`). Shape and dtypes as exp.
 Tensor tanh(const Tensor& a);
 // sigmoid: out = 1 / (1 + e^-a);  grad_a = grad * out * (1 - out)
-/// Logistic function elementwise, in (0, 1) (`torch.sigmoid`), computed per sign so e^x never
-/// overflows. Shape and dtypes as exp.
+/// Logistic function elementwise, in [0, 1] (`torch.sigmoid`), computed as PyTorch's CPU kernel
+/// computes it, 1 / (1 + e^-a): where e^-a overflows to inf the result is 0 (float32 below about
+/// -88), where it underflows 1. Shape and dtypes as exp.
 Tensor sigmoid(const Tensor& a);
 // sin: out = sin(a);  grad_a = grad * cos(a)
 /// Sine elementwise, a in radians (`torch.sin`). Shape and dtypes as exp.

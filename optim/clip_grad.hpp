@@ -33,7 +33,8 @@ double clip_grad_norm_(const std::vector<Tensor>& parameters, double max_norm, d
 /// elements stay nan; as torch.clamp with min > max, a negative clip_value sets every element to
 /// clip_value, and a nan clip_value sets them all to nan. Parameters without a gradient are
 /// skipped. Returns nothing, as PyTorch returns None. Throws std::invalid_argument for an undefined
-/// parameter.
+/// parameter, and (from clamp, as PyTorch) for a finite clip_value beyond float32's range when a
+/// gradient is float32.
 void clip_grad_value_(const std::vector<Tensor>& parameters, double clip_value);
 
 }  // namespace minigrad::nn::utils
