@@ -125,14 +125,20 @@ BOOST_AUTO_TEST_CASE(multi_head_attention_and_the_residual_block_print_what_pyto
   check_output("transformer_block");
 }
 
-// 100 steps (the fixture is `gpt.py 100`): two loss estimates and 2000 sampled characters, all
-// exact. Longer runs drift apart: float32 sums added in another order (matrix products,
-// LayerNorm's statistics, softmax) can differ in their last bit, and training amplifies that. Measured: the
-// training losses of the two agree within one float32 step (1e-7 relative) for the first 80 steps, then the
-// gap grows (1e-5 at step 100, 5e-5 at step 145), and at 500 steps the estimates differ in the fourth decimal
-// from step 200 on and the samples part after a few hundred characters.
+// 100 steps (the fixture is `gpt.py 100`): two loss estimates and 2000 sampled characters. Longer
+// runs drift apart: float32 sums added in another order (matrix products, LayerNorm's statistics,
+// softmax) can differ in their last bit, and training amplifies that. Measured: the training losses
+// of the two agree within one float32 step (1e-7 relative) for the first 80 steps, then the gap
+// grows (1e-5 at step 100, 5e-5 at step 145), and at 500 steps the estimates differ in the fourth
+// decimal from step 200 on and the samples part after a few hundred characters.
+// The fixture is what PyTorch printed on one machine, and PyTorch's own figures depend on the
+// machine's matrix-product kernels: on an AMD EPYC with AVX-512, where Debian's OpenBLAS 0.3.21
+// picks its Haswell kernels, PyTorch prints a step-99 train loss of 2.6641 where the fixture has
+// 2.6640 (minigrad prints 2.6641 there too, and matches that run byte for byte). So the two loss
+// lines (lines 2 and 3) may differ by one in their last printed digit; the sampled text and every
+// other character are compared exactly.
 BOOST_AUTO_TEST_CASE(the_lectures_gpt_prints_what_pytorch_prints_after_100_steps) {
-  check_output("gpt", {}, "100");
+  check_output("gpt", {{.line = 1, .atol = 1.5e-4}, {.line = 2, .atol = 1.5e-4}}, "100");
 }
 
 // The last line's first number is the mean of a normalised row, exactly 0 but for rounding: the
