@@ -396,7 +396,8 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
 
 // After `left - 1` words since the last twist the next draw twists first; a twist leaves all 624
 // words to read (left = n + 1 in the count operator() keeps, which decrements before it reads).
-[[gnu::target_clones("avx2", "default")]] void Generator::Engine::fill(uint32_t* out, int64_t count) {
+[[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]] void Generator::Engine::fill(uint32_t* out,
+                                                                                         int64_t count) {
   while (count > 0) {
     if (left == 1) {
       twist();
@@ -417,14 +418,15 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
 // the engine, and u < p is tested in integers. u is x * 2^-53 for the 53-bit integer x, and
 // scaling by 2^-53 is exact, so u < p exactly when x < p * 2^53, that is when x < ceil(p * 2^53).
 // tests/autograd/test_random.cpp checks it against the float version above, value for value.
-// Both loops are compiled twice, for AVX2 and for any x86-64, and the CPU picks at load time.
+// Both loops are compiled three times, for AVX-512 (x86-64-v4), AVX2 and any x86-64, and the CPU
+// picks at load time; they are integer code, so every version gives the same words and masks.
 namespace {
 
 // out[i] = the 53-bit integer x of words 2i (its high 21 bits) and 2i + 1 (its low 32) is below
 // threshold (at most 2^53). Compared in 32-bit halves, high first, so that 8 elements fit in one
 // AVX2 register; the low halves compare unsigned, written as signed after flipping the top bit.
-[[gnu::target_clones("avx2", "default")]] void words_below(const uint32_t* words, int64_t n,
-                                                           int64_t threshold, bool* out) {
+[[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]] void words_below(const uint32_t* words, int64_t n,
+                                                                             int64_t threshold, bool* out) {
   const auto high_limit = static_cast<int32_t>(threshold >> 32);
   const auto low_limit = static_cast<int32_t>((static_cast<uint64_t>(threshold) & 0xFFFFFFFFu) ^ 0x80000000u);
   auto* bytes = reinterpret_cast<uint8_t*>(out);  // written as bytes 0 and 1, which vectorises

@@ -62,7 +62,7 @@ struct Generator::Engine {
 
   /// The next `count` outputs into out[0, count), the same words as `count` calls and the same
   /// state after, made a run of the state at a time (Dropout's masks draw millions of words; the
-  /// loops vectorise). Defined in random.cpp, for AVX2 and for any x86-64.
+  /// loops vectorise). Defined in random.cpp, for AVX-512, AVX2 and any x86-64.
   void fill(uint32_t* out, int64_t count);
 };
 
