@@ -419,7 +419,8 @@ void Generator::bernoulli(double* data, int64_t n, double p) {
 // scaling by 2^-53 is exact, so u < p exactly when x < p * 2^53, that is when x < ceil(p * 2^53).
 // tests/autograd/test_random.cpp checks it against the float version above, value for value.
 // Both loops are compiled three times, for AVX-512 (x86-64-v4), AVX2 and any x86-64, and the CPU
-// picks at load time; they are integer code, so every version gives the same words and masks.
+// picks at load time (clang before 18 may pass over the x86-64-v4 one: the same bits, slower);
+// they are integer code, so every version gives the same words and masks.
 namespace {
 
 // out[i] = the 53-bit integer x of words 2i (its high 21 bits) and 2i + 1 (its low 32) is below

@@ -200,10 +200,10 @@ Tensor gelu(const Tensor& input, const std::string& approximate) {
 
 namespace {
 
-// out[i] = x[i] * (keep[i] * scale), compiled for AVX-512, AVX2 and any x86-64 (the CPU picks;
-// two products and no sum, so each version rounds the same). The bools are read as bytes (0 or
-// 1): the compiler vectorises loads of bytes, not of bools. One overload per dtype: clang cannot
-// multiversion a function template.
+// out[i] = x[i] * (keep[i] * scale), compiled for AVX-512, AVX2 and any x86-64 (the CPU picks,
+// as in random.cpp; two products and no sum, so each version rounds the same). The bools are
+// read as bytes (0 or 1): the compiler vectorises loads of bytes, not of bools. One overload per
+// dtype: clang cannot multiversion a function template.
 [[gnu::target_clones("arch=x86-64-v4", "avx2", "default")]] void scale_kept(const float* x, const bool* keep,
                                                                             float scale, int64_t n,
                                                                             float* out) {

@@ -132,8 +132,8 @@ BOOST_AUTO_TEST_CASE(multi_head_attention_and_the_residual_block_print_what_pyto
 // grows (1e-5 at step 100, 5e-5 at step 145), and at 500 steps the estimates differ in the fourth
 // decimal from step 200 on and the samples part after a few hundred characters.
 // The fixture is what PyTorch printed on one machine, and PyTorch's own figures depend on the
-// machine's matrix-product kernels: on an AMD EPYC with AVX-512, where Debian's OpenBLAS 0.3.21
-// picks its Haswell kernels, PyTorch prints a step-99 train loss of 2.6641 where the fixture has
+// machine: on an AMD EPYC with AVX-512, with OpenBLAS 0.3.21 on the Haswell kernels that
+// OPENBLAS_CORETYPE sets there, PyTorch prints a step-99 train loss of 2.6641 where the fixture has
 // 2.6640 (minigrad prints 2.6641 there too, and matches that run byte for byte). So the two loss
 // lines (lines 2 and 3) may differ by one in their last printed digit; the sampled text and every
 // other character are compared exactly.
