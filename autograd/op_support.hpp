@@ -201,7 +201,7 @@ void broadcast_loops(const Shape& out_shape, const Shape& a_shape, const Shape& 
     if constexpr (Split)
       parallel_for(items, grain_for(item_size), body);
     else
-      body(int64_t{0}, items);
+      call_vectorised(body, int64_t{0}, items);
   };
   const bool a_same = a_shape == out_shape, b_same = b_shape == out_shape;
   const bool a_one = shape_numel(a_shape) == 1, b_one = shape_numel(b_shape) == 1;
