@@ -108,17 +108,20 @@ Tensor spread_lanes(const Tensor& grad, const Shape& shape, Dtype dtype, const L
 /// PyTorch's result dtype of sum: floats keep theirs; bool and int64 count in int64.
 Dtype sum_dtype(Dtype dtype) { return is_floating_point(dtype) ? dtype : kInt64; }
 
-/// Sum of n values at stride 1 in Acc. Eight independent partial sums instead of one running
-/// total: each add no longer waits for the one before it, and the compiler turns the eight into
-/// vector adds (a single total made sum [2048, 512] sixteen times slower than PyTorch's).
-template <typename Acc, typename T>
+/// Sum of n values at stride 1 in Acc. `Parts` independent partial sums instead of one running
+/// total: each add no longer waits for the one before it, and the compiler turns them into vector
+/// adds (a single total made sum [2048, 512] sixteen times slower than PyTorch's). A sum of the
+/// whole tensor takes 32, which keep an AVX-512 CPU's adders busy (sum [2048, 512] 115 -> 98 us
+/// there); the sums of rows keep 8, as their 32 parts would cost more to add up than they save,
+/// and so does softmax, whose AVX2 kernel (vector_math.cpp) repeats this order bit for bit.
+template <typename Acc, int Parts = 8, typename T>
 Acc sum_contiguous(const T* x, int64_t n) {
-  Acc part[8] = {};
+  Acc part[Parts] = {};
   int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int j = 0; j < 8; ++j) part[j] += static_cast<Acc>(x[k + j]);
+  for (; k + Parts <= n; k += Parts)
+    for (int j = 0; j < Parts; ++j) part[j] += static_cast<Acc>(x[k + j]);
   Acc total = 0;
-  for (int j = 0; j < 8; ++j) total += part[j];
+  for (int j = 0; j < Parts; ++j) total += part[j];
   for (; k < n; ++k) total += static_cast<Acc>(x[k]);
   return total;
 }
@@ -154,7 +157,7 @@ Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
       const int64_t pieces = detail::parallel_pieces(lanes.n, detail::kGrainSize);
       std::vector<Acc> partial(static_cast<size_t>(pieces));
       detail::parallel_pieces_for(lanes.n, pieces, [&](int64_t piece, int64_t begin, int64_t end) {
-        partial[static_cast<size_t>(piece)] = sum_contiguous<Acc>(x + begin, end - begin);
+        partial[static_cast<size_t>(piece)] = sum_contiguous<Acc, 32>(x + begin, end - begin);
       });
       Acc total = 0;
       for (const Acc p : partial) total += p;

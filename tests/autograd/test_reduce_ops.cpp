@@ -154,6 +154,18 @@ BOOST_AUTO_TEST_CASE(float32_sum_is_as_close_to_exact_as_float32_allows) {
   BOOST_TEST(x.mean().item<float>() == 0.1f);
 }
 
+BOOST_AUTO_TEST_CASE(sum_of_every_length_around_its_partial_sums_counts_each_element_once) {
+  // 0 + 1 + ... + (n - 1) = n (n - 1) / 2, exact in the double the sum runs in, then rounded once
+  // to float32. The lengths fall just short of, on and past multiples of the 32 partial sums of a
+  // whole-tensor sum and the 8 of a row's, and past the grain size, where the threads split it.
+  for (const int64_t n : {1, 7, 8, 9, 31, 32, 33, 63, 65, 100, 1000, 32769, 40001}) {
+    const Tensor x = arange(0, static_cast<double>(n), 1, {.dtype = kFloat32});
+    const double exact = static_cast<double>(n) * static_cast<double>(n - 1) / 2;
+    BOOST_TEST(x.sum().item<float>() == static_cast<float>(exact), "n = " << n);
+    BOOST_TEST(x.reshape({1, n}).sum(1).item<float>() == static_cast<float>(exact), "n = " << n);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(reductions_of_a_0d_tensor_accept_dim_0_and_minus_1) {
   const Tensor x = scalar_tensor(5.0);
   BOOST_TEST(x.sum(0).shape() == Shape{});
