@@ -40,7 +40,8 @@ struct Blas<double> {
 // rank-1 updates) instead of its GEMM. OpenBLAS's GEMM copies ("packs") the whole of y into a
 // blocked layout on every call, which for the course's [128, 512] weights costs about 20 us
 // whatever the number of rows; a matrix-vector product just streams y once. Measured with
-// OpenBLAS 0.3.21 on the [N,128] x [128,512] products and their backward shapes (bench/ and
+// OpenBLAS 0.3.21 on its AVX2 cores (the AMD EPYC Zen 3; route() below for its AVX-512 ones) on
+// the [N,128] x [128,512] products and their backward shapes (bench/ and
 // docs/performance.md): gemv per row wins up to 4 rows (4.8 us for 1 row against 21.7 us for
 // the GEMM), rank-1 updates win up to 2 (8.9 us for 1 against 28.1 us). BLIS (MINIGRAD_BLAS=BLIS)
 // has its own unpacked path for skinny products, faster than its gemv (4.1 us for 1 row, 5.9 us
@@ -53,23 +54,51 @@ constexpr int64_t kGemvMaxRows = 4;
 constexpr int64_t kGerMaxInner = 2;
 #endif
 
+// Whether OpenBLAS runs small products with kernels that read the operands where they are and
+// write c directly, without packing: its AVX-512 cores (SkylakeX, Cooperlake, SapphireRapids) do,
+// for beta = 0. BLIS is not asked (its GEMM has an unpacked path of its own, above).
+bool small_kernels() {
+#ifdef MINIGRAD_BLAS_BLIS
+  return false;
+#else
+  static const bool small = [] {
+    const std::string_view core = openblas_get_corename();
+    return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
+  }();
+  return small;
+#endif
+}
+
+// How one product runs: a matrix-vector product per row of c, one matrix-vector product for a
+// single column, one rank-1 update per term of the inner sum, or the GEMM. Where OpenBLAS has its
+// small-matrix kernels, its GEMM beats the level-2 routines at 2 to 4 rows and at an inner size of
+// 1 or 2; on the Intel Xeon (SkylakeX kernels), one thread, best of 3,000 calls (docs/performance.md):
+// [2, 128] @ [128, 512]^T 6.5 -> 4.2 us, [4, 512] @ [512, 128] 11.7 -> 4.0 us, the rank-2
+// [512, 2] @ [2, 128] 13.4 -> 7.3 us. Only the products of 3 or 4 rows by a transposed y stay on
+// gemv (there OpenBLAS packs: [3, 128] @ [128, 512]^T 9.8 us by rows, 22.4 us by its GEMM), and a
+// single row (level). The GEMM sums each element as PyTorch's addmm does, on the same BLAS.
+enum class Route { gemv_rows, gemv_column, ger, gemm };
+
+Route route(bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
+  const bool small = small_kernels();
+  if (rows <= kGemvMaxRows && (!small || rows == 1 || (rows > 2 && trans_y))) return Route::gemv_rows;
+  if (cols == 1) return Route::gemv_column;
+  if (inner <= kGerMaxInner && !small) return Route::ger;
+  return Route::gemm;
+}
+
 // Whether a GEMM writing c (beta = 0) gets a c zeroed here and beta = 1 instead. Given beta = 0,
 // OpenBLAS 0.3.21 zeroes c in a pass of its own (sgemm_beta) before its kernels add onto it, and
 // on its AVX2 cores that pass is slower than std::fill_n: on the AMD EPYC Zen 3, OpenBLAS on its
 // Zen kernels, one product alone, best of 40 rounds: the attention's 32 products [64, 32] @
 // [32, 64] 161 -> 131 us, a key's [2048, 128] @ [128, 32] 252 -> 239 us, [2048, 128] @ [128, 512]
-// 3.27 -> 3.05 ms; the same bits (0 + a sum is the sum). Its AVX-512 cores (SkylakeX, Cooperlake,
-// SapphireRapids) keep beta = 0: there it picks kernels that write c directly for small products,
-// which beta = 1 would turn away. BLIS's kernels overwrite c when beta = 0, at any size.
+// 3.27 -> 3.05 ms; the same bits (0 + a sum is the sum). Its AVX-512 cores keep beta = 0, which
+// their small-matrix kernels need. BLIS's kernels overwrite c when beta = 0, at any size.
 bool zero_before_gemm() {
 #ifdef MINIGRAD_BLAS_BLIS
   return false;
 #else
-  static const bool zero = [] {
-    const std::string_view core = openblas_get_corename();
-    return core != "SkylakeX" && core != "Cooperlake" && core != "SapphireRapids";
-  }();
-  return zero;
+  return !small_kernels();
 #endif
 }
 
@@ -83,11 +112,11 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
   // The level-2 routines get beta = 1 on a zeroed c rather than beta = 0: some BLAS builds scale
   // c by beta, and 0 * nan would keep garbage from an uninitialised output. The GEMM too where
   // that is faster (zero_before_gemm).
-  const bool zeroed =
-      !accumulate && (rows <= kGemvMaxRows || cols == 1 || inner <= kGerMaxInner || zero_before_gemm());
+  const Route how = route(trans_y, rows, cols, inner);
+  const bool zeroed = !accumulate && (how != Route::gemm || zero_before_gemm());
   if (zeroed)
     for (int64_t i = 0; i < rows; ++i) std::fill_n(c + i * ldc, cols, T(0));
-  if (rows <= kGemvMaxRows) {
+  if (how == Route::gemv_rows) {
     // Row i of c is op(y)^T applied to row i of op(x).
     for (int64_t i = 0; i < rows; ++i) {
       const T* x_row = trans_x ? x + i : x + i * ldx;
@@ -97,14 +126,14 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
       else  // y stored [inner, cols]: c_i = y^T @ x_i
         Blas<T>::gemv(CblasRowMajor, CblasTrans, k, n, T(1), y, ly, x_row, inc_x, T(1), c + i * ldc, 1);
     }
-  } else if (cols == 1) {
+  } else if (how == Route::gemv_column) {
     // c is one column: op(x) @ y, y a vector (of stride 1 when stored as a row, ldy as a column).
     const int inc_y = trans_y ? 1 : ly;
     if (trans_x)  // x stored [inner, rows]
       Blas<T>::gemv(CblasRowMajor, CblasTrans, k, r, T(1), x, lx, y, inc_y, T(1), c, lc);
     else
       Blas<T>::gemv(CblasRowMajor, CblasNoTrans, r, k, T(1), x, lx, y, inc_y, T(1), c, lc);
-  } else if (inner <= kGerMaxInner) {
+  } else if (how == Route::ger) {
     // c += column p of op(x) times row p of op(y), for each p.
     for (int64_t p = 0; p < inner; ++p) {
       const T* x_col = trans_x ? x + p * ldx : x + p;
