@@ -54,9 +54,9 @@ constexpr int64_t kGemvMaxRows = 4;
 constexpr int64_t kGerMaxInner = 2;
 #endif
 
-// Whether OpenBLAS runs small products with kernels that read the operands where they are and
-// write c directly, without packing: its AVX-512 cores (SkylakeX, Cooperlake, SapphireRapids) do,
-// for beta = 0. BLIS is not asked (its GEMM has an unpacked path of its own, above).
+// Whether OpenBLAS has small-matrix kernels, which run a small product straight from the
+// operands into c, without packing: its AVX-512 cores (SkylakeX, Cooperlake, SapphireRapids) do.
+// BLIS is not asked (its GEMM has an unpacked path of its own, above).
 bool small_kernels() {
 #ifdef MINIGRAD_BLAS_BLIS
   return false;
@@ -69,19 +69,30 @@ bool small_kernels() {
 #endif
 }
 
+// Whether OpenBLAS 0.3.21 gives this product to those kernels: the rule of its SkylakeX kernels
+// (kernel/x86_64/sgemm_small_kernel_permit_skylakex.c), in our row-major terms, where its
+// transposed A is our transposed y and its M and N are our cols and rows: at most 100^3
+// multiply-adds, not both operands transposed, and with y transposed at most 1,200 elements of c
+// and an inner size of at least 32.
+bool small_product(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
+  if (!small_kernels() || rows * cols * inner > 1'000'000) return false;
+  if (trans_y) return !trans_x && rows * cols <= 1200 && inner >= 32;
+  return true;
+}
+
 // How one product runs: a matrix-vector product per row of c, one matrix-vector product for a
-// single column, one rank-1 update per term of the inner sum, or the GEMM. Where OpenBLAS has its
-// small-matrix kernels, its GEMM beats the level-2 routines at 2 to 4 rows and at an inner size of
-// 1 or 2; on the Intel Xeon (SkylakeX kernels), one thread, best of 3,000 calls (docs/performance.md):
+// single column, one rank-1 update per term of the inner sum, or the GEMM. A product that
+// OpenBLAS gives its small-matrix kernels goes to the GEMM from 2 rows, and with an inner size of 1
+// or 2: on the Intel Xeon (SkylakeX kernels), one thread, best of 3,000 calls (docs/performance.md),
 // [2, 128] @ [128, 512]^T 6.5 -> 4.2 us, [4, 512] @ [512, 128] 11.7 -> 4.0 us, the rank-2
-// [512, 2] @ [2, 128] 13.4 -> 7.3 us. Only the products of 3 or 4 rows by a transposed y stay on
-// gemv (there OpenBLAS packs: [3, 128] @ [128, 512]^T 9.8 us by rows, 22.4 us by its GEMM), and a
-// single row (level). The GEMM sums each element as PyTorch's addmm does, on the same BLAS.
+// [512, 2] @ [2, 128] 13.4 -> 7.3 us, where a product it would pack stays on the level-2 routes
+// ([3, 128] @ [128, 512]^T: 9.8 us by rows, 22.4 us by its GEMM). One row stays on gemv (level).
+// The GEMM of one thread sums each element as PyTorch's addmm does on the same BLAS.
 enum class Route { gemv_rows, gemv_column, ger, gemm };
 
-Route route(bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
-  const bool small = small_kernels();
-  if (rows <= kGemvMaxRows && (!small || rows == 1 || (rows > 2 && trans_y))) return Route::gemv_rows;
+Route route(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
+  const bool small = small_product(trans_x, trans_y, rows, cols, inner);
+  if (rows <= kGemvMaxRows && (rows == 1 || !small)) return Route::gemv_rows;
   if (cols == 1) return Route::gemv_column;
   if (inner <= kGerMaxInner && !small) return Route::ger;
   return Route::gemm;
@@ -92,8 +103,9 @@ Route route(bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
 // on its AVX2 cores that pass is slower than std::fill_n: on the AMD EPYC Zen 3, OpenBLAS on its
 // Zen kernels, one product alone, best of 40 rounds: the attention's 32 products [64, 32] @
 // [32, 64] 161 -> 131 us, a key's [2048, 128] @ [128, 32] 252 -> 239 us, [2048, 128] @ [128, 512]
-// 3.27 -> 3.05 ms; the same bits (0 + a sum is the sum). Its AVX-512 cores keep beta = 0, which
-// their small-matrix kernels need. BLIS's kernels overwrite c when beta = 0, at any size.
+// 3.27 -> 3.05 ms; the same bits (0 + a sum is the sum). Its AVX-512 cores keep beta = 0: their
+// small-matrix kernels have versions for beta = 0 that write c without reading it, and its direct
+// float kernel runs only with beta = 0. BLIS's kernels overwrite c when beta = 0, at any size.
 bool zero_before_gemm() {
 #ifdef MINIGRAD_BLAS_BLIS
   return false;
@@ -112,7 +124,7 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
   // The level-2 routines get beta = 1 on a zeroed c rather than beta = 0: some BLAS builds scale
   // c by beta, and 0 * nan would keep garbage from an uninitialised output. The GEMM too where
   // that is faster (zero_before_gemm).
-  const Route how = route(trans_y, rows, cols, inner);
+  const Route how = route(trans_x, trans_y, rows, cols, inner);
   const bool zeroed = !accumulate && (how != Route::gemm || zero_before_gemm());
   if (zeroed)
     for (int64_t i = 0; i < rows; ++i) std::fill_n(c + i * ldc, cols, T(0));
@@ -174,7 +186,9 @@ void split_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t 
   const bool by_rows = rows >= cols;
   // The matrix-vector products of a few rows stream their matrix once, as an elementwise op does:
   // they pay to split from PyTorch's grain size on (OpenBLAS threads them from 9,216 elements).
-  // Measured on the FeedForward at 1 and 2 rows on 2 threads: its training step 570 -> 240 us.
+  // Measured on the FeedForward at 1 and 2 rows on 2 threads: its training step 570 -> 240 us. The
+  // small GEMMs that take their place on OpenBLAS's AVX-512 cores split the same way, by columns
+  // (on the Intel Xeon at 2 threads: 2-row products 5.6 -> 2.6 us against gemv's split).
   // Rank-1 updates are not split: they write a whole matrix, and its forward and backward got
   // slower (31 -> 49 us at 1 row).
   const int64_t worth = rows <= kGemvMaxRows ? kGrainSize : kOneCoreProduct;
