@@ -5,10 +5,9 @@
 // take go to the GEMM from 2 rows and at any inner size, and tests/CMakeLists.txt runs this file a
 // second time with OpenBLAS held to kernels without them (autograd_gemm_level2_routes), so that
 // one machine reaches both sets of routes. Every route, both transpose flags and both accumulate
-// modes are compared here with a
-// plain triple loop written from the definition c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j]; so are
-// the products large enough to be split over the threads, by rows or by columns, on 1, 2 and 3
-// threads, each giving the same bits when run again.
+// modes are compared here with a plain triple loop written from the definition
+// c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j]; so are the products large enough to be split over the
+// threads, by rows or by columns, on 1, 2 and 3 threads, each giving the same bits when run again.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
