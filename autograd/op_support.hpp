@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -162,6 +163,12 @@ Tensor convert(const Tensor& t, Dtype dtype);
 template <typename T>
 void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner, const T* x, const T* y,
           bool accumulate, T* c);
+
+/// Whether OpenBLAS's core `core` (as openblas_get_corename() names it) has the small-matrix
+/// kernels that gemm's routes count on: SkylakeX, Cooperlake and SapphireRapids, in any case. A
+/// build with DYNAMIC_ARCH (Debian's) spells them "SkylakeX"; a build for one CPU spells them as
+/// its TARGET, "SKYLAKEX" (OpenBLAS's getarch). Defined in machinery/gemm.cpp.
+bool has_small_matrix_kernels(std::string_view core);
 
 /// Products up to this many multiply-adds (rows x cols x inner) run on one thread: OpenBLAS's own
 /// threshold for threads (65,536 x 4 in interface/gemm.c of OpenBLAS 0.3.21). Larger ones are split

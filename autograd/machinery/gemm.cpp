@@ -7,7 +7,9 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -17,6 +19,12 @@
 namespace minigrad {
 
 namespace detail {
+
+bool has_small_matrix_kernels(std::string_view core) {
+  std::string name(core);
+  for (char& letter : name) letter = static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+  return name == "skylakex" || name == "cooperlake" || name == "sapphirerapids";
+}
 
 namespace {
 
@@ -61,10 +69,7 @@ bool small_kernels() {
 #ifdef MINIGRAD_BLAS_BLIS
   return false;
 #else
-  static const bool small = [] {
-    const std::string_view core = openblas_get_corename();
-    return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
-  }();
+  static const bool small = has_small_matrix_kernels(openblas_get_corename());
   return small;
 #endif
 }

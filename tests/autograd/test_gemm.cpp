@@ -147,4 +147,17 @@ BOOST_AUTO_TEST_CASE(int64_matches_the_definition) {
   BOOST_TEST(c == (std::vector<int64_t>{58, 24, -83, 10}), boost::test_tools::per_element());
 }
 
+// OpenBLAS names its core "SkylakeX" in a build for many CPUs (DYNAMIC_ARCH, as Debian's) and
+// "SKYLAKEX" in a build for one (its getarch's CORENAME): both have the small-matrix kernels, and
+// the AVX2 and older cores, and prefixes or near-misses of the names, do not.
+BOOST_AUTO_TEST_CASE(small_matrix_kernels_are_found_by_core_name_in_either_spelling) {
+  using minigrad::detail::has_small_matrix_kernels;
+  for (const char* core :
+       {"SkylakeX", "SKYLAKEX", "skylakex", "Cooperlake", "COOPERLAKE", "SapphireRapids", "SAPPHIRERAPIDS"})
+    BOOST_TEST(has_small_matrix_kernels(core), core);
+  for (const char* core :
+       {"Haswell", "HASWELL", "Zen", "SKYLAKE", "Skylake", "SkylakeX2", "Skylak", "generic", ""})
+    BOOST_TEST(!has_small_matrix_kernels(core), core);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
