@@ -7,7 +7,6 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -21,8 +20,9 @@ namespace minigrad {
 namespace detail {
 
 bool has_small_matrix_kernels(std::string_view core) {
-  std::string name(core);
-  for (char& letter : name) letter = static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+  std::string name(core);  // lowered letter by letter in ASCII: std::tolower follows the locale
+  for (char& letter : name)
+    if (letter >= 'A' && letter <= 'Z') letter = static_cast<char>(letter - 'A' + 'a');
   return name == "skylakex" || name == "cooperlake" || name == "sapphirerapids";
 }
 
