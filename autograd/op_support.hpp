@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -169,6 +170,16 @@ void gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner,
 /// build with DYNAMIC_ARCH (Debian's) spells them "SkylakeX"; a build for one CPU spells them as
 /// its TARGET, "SKYLAKEX" (OpenBLAS's getarch). Defined in machinery/gemm.cpp.
 bool has_small_matrix_kernels(std::string_view core);
+
+/// Whether gemm takes its routes for a BLAS with small-matrix kernels: has_small_matrix_kernels of
+/// the running OpenBLAS's core (false with BLIS), unless set_small_matrix_kernels forced it.
+bool small_matrix_kernels();
+
+/// For tests: gemm takes its routes as if the BLAS had (true) or lacked (false) small-matrix
+/// kernels, whatever core OpenBLAS runs on; std::nullopt asks OpenBLAS again. Either way every
+/// route gives the product (only its speed depends on the core), so one machine can reach both
+/// sets of routes in one process.
+void set_small_matrix_kernels(std::optional<bool> forced);
 
 /// Products up to this many multiply-adds (rows x cols x inner) run on one thread: OpenBLAS's own
 /// threshold for threads (65,536 x 4 in interface/gemm.c of OpenBLAS 0.3.21). Larger ones are split

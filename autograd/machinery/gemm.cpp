@@ -7,7 +7,9 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -62,10 +64,15 @@ constexpr int64_t kGemvMaxRows = 4;
 constexpr int64_t kGerMaxInner = 2;
 #endif
 
+// set_small_matrix_kernels forces small_kernels() for the tests: -1 asks OpenBLAS, 0 and 1 force it.
+std::atomic<int> forced_small_kernels{-1};
+
 // Whether OpenBLAS has small-matrix kernels, which run a small product straight from the
 // operands into c, without packing: its AVX-512 cores (SkylakeX, Cooperlake, SapphireRapids) do.
 // BLIS is not asked (its GEMM has an unpacked path of its own, above).
 bool small_kernels() {
+  if (const int forced = forced_small_kernels.load(std::memory_order_relaxed); forced >= 0)
+    return forced == 1;
 #ifdef MINIGRAD_BLAS_BLIS
   return false;
 #else
@@ -247,6 +254,12 @@ template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, const double*,
                            double*);
 template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, const int64_t*, const int64_t*, bool,
                             int64_t*);
+
+bool small_matrix_kernels() { return small_kernels(); }
+
+void set_small_matrix_kernels(std::optional<bool> forced) {
+  forced_small_kernels.store(forced ? int{*forced} : -1, std::memory_order_relaxed);
+}
 
 }  // namespace detail
 

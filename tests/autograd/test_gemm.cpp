@@ -2,16 +2,19 @@
 // and linear share. It picks one of four routes by shape: a matrix-vector product per row (few
 // rows), one matrix-vector product (one column), rank-1 updates (short inner dimension), or the
 // BLAS's GEMM; where OpenBLAS has small-matrix kernels (its AVX-512 cores), the products those
-// take go to the GEMM from 2 rows and at any inner size, and tests/CMakeLists.txt runs this file a
-// second time with OpenBLAS held to kernels without them (autograd_gemm_level2_routes), so that
-// one machine reaches both sets of routes. Every route, both transpose flags and both accumulate
-// modes are compared here with a plain triple loop written from the definition
+// take go to the GEMM from 2 rows and at any inner size. The cases below run each set of routes by
+// forcing the choice (detail::set_small_matrix_kernels), so that any machine and any OpenBLAS
+// build reaches both; tests/CMakeLists.txt runs this file a second time with OpenBLAS held to
+// kernels without them (autograd_gemm_level2_routes), so that its GEMM runs on other kernels
+// too. Every route, both transpose flags and both accumulate modes are compared here with a plain
+// triple loop written from the definition
 // c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j]; so are the products large enough to be split over the
 // threads, by rows or by columns, on 1, 2 and 3 threads, each giving the same bits when run again.
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "autograd/machinery/parallel.hpp"
@@ -78,13 +81,49 @@ void check_all_routes(double tolerance) {
   BOOST_TEST(checked == 6 * 3 * 4 * 8);
 }
 
+// Forces gemm's routes for one scope, and asks OpenBLAS again after it.
+struct ForcedRoutes {
+  explicit ForcedRoutes(std::optional<bool> small) { minigrad::detail::set_small_matrix_kernels(small); }
+  ~ForcedRoutes() { minigrad::detail::set_small_matrix_kernels(std::nullopt); }
+  ForcedRoutes(const ForcedRoutes&) = delete;
+  ForcedRoutes& operator=(const ForcedRoutes&) = delete;
+};
+
+// The routes as the running BLAS picks them, then as for a core without small-matrix kernels and
+// as for one with them.
+const std::vector<std::optional<bool>> kRouteSets = {std::nullopt, false, true};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(gemm)
 
-BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) { check_all_routes<float>(1e-5); }
+BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) {
+  for (const auto small : kRouteSets) {
+    const ForcedRoutes forced(small);
+    BOOST_TEST_CONTEXT("small-matrix kernels " << minigrad::detail::small_matrix_kernels()) {
+      check_all_routes<float>(1e-5);
+    }
+  }
+}
 
-BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) { check_all_routes<double>(1e-12); }
+BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) {
+  for (const auto small : kRouteSets) {
+    const ForcedRoutes forced(small);
+    BOOST_TEST_CONTEXT("small-matrix kernels " << minigrad::detail::small_matrix_kernels()) {
+      check_all_routes<double>(1e-12);
+    }
+  }
+}
+
+// The forcing takes effect and is undone.
+BOOST_AUTO_TEST_CASE(the_routes_can_be_forced_either_way) {
+  const bool own = minigrad::detail::small_matrix_kernels();
+  {
+    const ForcedRoutes forced(!own);
+    BOOST_TEST(minigrad::detail::small_matrix_kernels() == !own);
+  }
+  BOOST_TEST(minigrad::detail::small_matrix_kernels() == own);
+}
 
 // Shapes above kOneCoreProduct multiply-adds (kGrainSize for 2 and 3 rows), so that 2 and 3 threads
 // split them: by rows (more rows than columns) or by columns, on the GEMM route, the one-column
@@ -114,25 +153,29 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
       const auto x = uneven(k.rows * k.inner, 1), y = uneven(k.inner * k.cols, 2),
                  c0 = uneven(k.rows * k.cols, 3);
       const auto want = reference(trans_x, trans_y, k.rows, k.cols, k.inner, x, y, c0, accumulate);
-      for (const int threads : {1, 2, 3}) {
-        minigrad::set_num_threads(threads);
-        std::vector<std::vector<float>> runs;
-        for (int run = 0; run < 2; ++run) {
-          std::vector<float> c =
-              accumulate ? c0 : std::vector<float>(k.rows * k.cols, std::numeric_limits<float>::quiet_NaN());
-          minigrad::detail::gemm<float>(trans_x, trans_y, k.rows, k.cols, k.inner, x.data(), y.data(),
-                                        accumulate, c.data());
-          runs.push_back(c);
+      for (const auto small : kRouteSets)
+        for (const int threads : {1, 2, 3}) {
+          const ForcedRoutes forced(small);
+          minigrad::set_num_threads(threads);
+          std::vector<std::vector<float>> runs;
+          for (int run = 0; run < 2; ++run) {
+            std::vector<float> c =
+                accumulate ? c0
+                           : std::vector<float>(k.rows * k.cols, std::numeric_limits<float>::quiet_NaN());
+            minigrad::detail::gemm<float>(trans_x, trans_y, k.rows, k.cols, k.inner, x.data(), y.data(),
+                                          accumulate, c.data());
+            runs.push_back(c);
+          }
+          BOOST_TEST_CONTEXT("rows " << k.rows << " cols " << k.cols << " inner " << k.inner << " trans_x "
+                                     << trans_x << " trans_y " << trans_y << " accumulate " << accumulate
+                                     << " on " << threads << " threads, small-matrix kernels "
+                                     << minigrad::detail::small_matrix_kernels()) {
+            float worst = 0;
+            for (size_t e = 0; e < want.size(); ++e) worst = std::max(worst, std::abs(runs[0][e] - want[e]));
+            BOOST_TEST(worst <= 1e-4f);
+            BOOST_TEST(runs[1] == runs[0]);
+          }
         }
-        BOOST_TEST_CONTEXT("rows " << k.rows << " cols " << k.cols << " inner " << k.inner << " trans_x "
-                                   << trans_x << " trans_y " << trans_y << " accumulate " << accumulate
-                                   << " on " << threads << " threads") {
-          float worst = 0;
-          for (size_t e = 0; e < want.size(); ++e) worst = std::max(worst, std::abs(runs[0][e] - want[e]));
-          BOOST_TEST(worst <= 1e-4f);
-          BOOST_TEST(runs[1] == runs[0]);
-        }
-      }
       ++checked;
     }
   minigrad::set_num_threads(before);
