@@ -176,10 +176,16 @@ bool has_small_matrix_kernels(std::string_view core);
 bool small_matrix_kernels();
 
 /// For tests: gemm takes its routes as if the BLAS had (true) or lacked (false) small-matrix
-/// kernels, whatever core OpenBLAS runs on; std::nullopt asks OpenBLAS again. Either way every
-/// route gives the product (only its speed depends on the core), so one machine can reach both
-/// sets of routes in one process.
+/// kernels, whatever core OpenBLAS runs on; std::nullopt goes back to the core's own answer. The
+/// setting is the whole process's; set it while no product runs. Every route computes the same
+/// product, within float rounding (only speed is the reason to choose), so one machine can reach
+/// both sets of routes in one process. With BLIS the routes are the same either way.
 void set_small_matrix_kernels(std::optional<bool> forced);
+
+/// The route gemm takes for these sizes and transpose flags, for tests: "gemv_rows" (a
+/// matrix-vector product per row of c), "gemv_column" (one, for a single column), "ger" (a rank-1
+/// update per term of the inner sum) or "gemm" (the BLAS's GEMM).
+std::string_view gemm_route(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner);
 
 /// Products up to this many multiply-adds (rows x cols x inner) run on one thread: OpenBLAS's own
 /// threshold for threads (65,536 x 4 in interface/gemm.c of OpenBLAS 0.3.21). Larger ones are split

@@ -88,8 +88,9 @@ bool small_kernels() {
 // 32. Its rule also lets both operands transposed through (sgemm from an inner size of 4, dgemm
 // always), but that kernel was slower than a matrix-vector product per row on every shape timed
 // (the Intel Xeon, one thread, best of 3,000 calls: [2, 128] from an inner 512 14.2 against
-// 4.8 us, [4, 512] from 128 15.0 against 10.4 us, [2, 64] from 64 0.98 against 0.38 us), so such
-// products are counted out here and keep the level-2 routes.
+// 4.8 us, [4, 512] from 128 15.0 against 10.4 us, [2, 64] from 64 0.98 against 0.38 us; on a
+// busier run [4, 512] came out level), so such products are counted out here and keep the
+// level-2 routes.
 bool small_product(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
   if (!small_kernels() || rows * cols * inner > 1'000'000) return false;
   if (trans_x && trans_y) return false;
@@ -261,6 +262,20 @@ template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, const int64_t
                             int64_t*);
 
 bool small_matrix_kernels() { return small_kernels(); }
+
+std::string_view gemm_route(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
+  switch (route(trans_x, trans_y, rows, cols, inner)) {
+    case Route::gemv_rows:
+      return "gemv_rows";
+    case Route::gemv_column:
+      return "gemv_column";
+    case Route::ger:
+      return "ger";
+    case Route::gemm:
+      return "gemm";
+  }
+  return "gemm";
+}
 
 void set_small_matrix_kernels(std::optional<bool> forced) {
   forced_small_kernels.store(forced ? int{*forced} : -1, std::memory_order_relaxed);
