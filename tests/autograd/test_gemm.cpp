@@ -49,6 +49,15 @@ std::vector<T> values(int64_t n, int salt) {
   return v;
 }
 
+// Forces gemm's routes for one scope, as for a core with small-matrix kernels (true) or without
+// (false; the running BLAS's own choice is one of the two), and asks OpenBLAS again after it.
+struct ForcedRoutes {
+  explicit ForcedRoutes(bool small) { minigrad::detail::set_small_matrix_kernels(small); }
+  ~ForcedRoutes() { minigrad::detail::set_small_matrix_kernels(std::nullopt); }
+  ForcedRoutes(const ForcedRoutes&) = delete;
+  ForcedRoutes& operator=(const ForcedRoutes&) = delete;
+};
+
 template <typename T>
 void check_all_routes(double tolerance) {
   // rows 1..5 cover the per-row route and its edge; inner 1..3 the rank-1 route and its edge;
@@ -56,64 +65,40 @@ void check_all_routes(double tolerance) {
   const std::vector<int64_t> row_sizes = {1, 2, 3, 4, 5, 7}, col_sizes = {1, 2, 9},
                              inner_sizes = {1, 2, 3, 6};
   int checked = 0;
-  for (int64_t rows : row_sizes)
-    for (int64_t cols : col_sizes)
-      for (int64_t inner : inner_sizes)
-        for (int flags = 0; flags < 8; ++flags) {
-          const bool trans_x = flags & 1, trans_y = flags & 2, accumulate = flags & 4;
-          const auto x = values<T>(rows * inner, 1), y = values<T>(inner * cols, 2);
-          const auto c0 = values<T>(rows * cols, 3);
-          // Without accumulate, c starts as nan: the result must not depend on what was there.
-          std::vector<T> c =
-              accumulate ? c0 : std::vector<T>(rows * cols, std::numeric_limits<T>::quiet_NaN());
-          minigrad::detail::gemm<T>(trans_x, trans_y, rows, cols, inner, x.data(), y.data(), accumulate,
-                                    c.data());
-          const auto want = reference(trans_x, trans_y, rows, cols, inner, x, y, c0, accumulate);
-          for (int64_t e = 0; e < rows * cols; ++e) {
-            BOOST_TEST_CONTEXT("rows " << rows << " cols " << cols << " inner " << inner << " trans_x "
-                                       << trans_x << " trans_y " << trans_y << " accumulate " << accumulate
-                                       << " element " << e) {
-              BOOST_TEST(std::abs(c[e] - want[e]) <= tolerance);
+  for (const bool small : {false, true})
+    for (int64_t rows : row_sizes)
+      for (int64_t cols : col_sizes)
+        for (int64_t inner : inner_sizes)
+          for (int flags = 0; flags < 8; ++flags) {
+            const ForcedRoutes forced(small);
+            const bool trans_x = flags & 1, trans_y = flags & 2, accumulate = flags & 4;
+            const auto x = values<T>(rows * inner, 1), y = values<T>(inner * cols, 2);
+            const auto c0 = values<T>(rows * cols, 3);
+            // Without accumulate, c starts as nan: the result must not depend on what was there.
+            std::vector<T> c =
+                accumulate ? c0 : std::vector<T>(rows * cols, std::numeric_limits<T>::quiet_NaN());
+            minigrad::detail::gemm<T>(trans_x, trans_y, rows, cols, inner, x.data(), y.data(), accumulate,
+                                      c.data());
+            const auto want = reference(trans_x, trans_y, rows, cols, inner, x, y, c0, accumulate);
+            for (int64_t e = 0; e < rows * cols; ++e) {
+              BOOST_TEST_CONTEXT("rows " << rows << " cols " << cols << " inner " << inner << " trans_x "
+                                         << trans_x << " trans_y " << trans_y << " accumulate " << accumulate
+                                         << " small-matrix kernels " << small << " element " << e) {
+                BOOST_TEST(std::abs(c[e] - want[e]) <= tolerance);
+              }
             }
+            ++checked;
           }
-          ++checked;
-        }
-  BOOST_TEST(checked == 6 * 3 * 4 * 8);
+  BOOST_TEST(checked == 2 * 6 * 3 * 4 * 8);
 }
-
-// Forces gemm's routes for one scope, and asks OpenBLAS again after it.
-struct ForcedRoutes {
-  explicit ForcedRoutes(std::optional<bool> small) { minigrad::detail::set_small_matrix_kernels(small); }
-  ~ForcedRoutes() { minigrad::detail::set_small_matrix_kernels(std::nullopt); }
-  ForcedRoutes(const ForcedRoutes&) = delete;
-  ForcedRoutes& operator=(const ForcedRoutes&) = delete;
-};
-
-// The routes as for a core without small-matrix kernels and as for one with them (the running
-// BLAS's own choice is one of the two).
-const std::vector<std::optional<bool>> kRouteSets = {false, true};
 
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(gemm)
 
-BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) {
-  for (const auto small : kRouteSets) {
-    const ForcedRoutes forced(small);
-    BOOST_TEST_CONTEXT("small-matrix kernels " << minigrad::detail::small_matrix_kernels()) {
-      check_all_routes<float>(1e-5);
-    }
-  }
-}
+BOOST_AUTO_TEST_CASE(float32_every_route_matches_the_definition) { check_all_routes<float>(1e-5); }
 
-BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) {
-  for (const auto small : kRouteSets) {
-    const ForcedRoutes forced(small);
-    BOOST_TEST_CONTEXT("small-matrix kernels " << minigrad::detail::small_matrix_kernels()) {
-      check_all_routes<double>(1e-12);
-    }
-  }
-}
+BOOST_AUTO_TEST_CASE(float64_every_route_matches_the_definition) { check_all_routes<double>(1e-12); }
 
 // The forcing takes effect and is undone, and the routes follow it, by the rule in gemm.cpp
 // (kGemvMaxRows 4, kGerMaxInner 2, OpenBLAS 0.3.21's permit for its small-matrix kernels).
@@ -177,7 +162,7 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
       const auto x = uneven(k.rows * k.inner, 1), y = uneven(k.inner * k.cols, 2),
                  c0 = uneven(k.rows * k.cols, 3);
       const auto want = reference(trans_x, trans_y, k.rows, k.cols, k.inner, x, y, c0, accumulate);
-      for (const auto small : kRouteSets)
+      for (const bool small : {false, true})
         for (const int threads : {1, 2, 3}) {
           const ForcedRoutes forced(small);
           minigrad::set_num_threads(threads);
@@ -192,8 +177,7 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
           }
           BOOST_TEST_CONTEXT("rows " << k.rows << " cols " << k.cols << " inner " << k.inner << " trans_x "
                                      << trans_x << " trans_y " << trans_y << " accumulate " << accumulate
-                                     << " on " << threads << " threads, small-matrix kernels "
-                                     << minigrad::detail::small_matrix_kernels()) {
+                                     << " on " << threads << " threads, small-matrix kernels " << small) {
             float worst = 0;
             for (size_t e = 0; e < want.size(); ++e) worst = std::max(worst, std::abs(runs[0][e] - want[e]));
             BOOST_TEST(worst <= 1e-4f);
