@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "autograd/machinery/parallel.hpp"
+#include "autograd/machinery/vector_math.hpp"
 #include "autograd/op_support.hpp"
 
 namespace minigrad {
@@ -98,21 +100,42 @@ bool small_product(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64
   return true;
 }
 
+// The rows of each call when a float product x @ y^T too large for OpenBLAS's small-matrix
+// kernels runs instead as x @ (a copy of y^T) in blocks of rows that they take, or 0 when it does
+// not. Its GEMM packs the whole of x for every call, where those kernels read x in place: the
+// course's key, query and value layers, [2048, 128] @ [128, 32]^T, 150 -> 101 us (one thread, the
+// Intel Xeon's SkylakeX kernels, the copy included; docs/performance.md). Each element of c is
+// still one sum over the inner size in order, so the bits are OpenBLAS's own for the whole product
+// under three conditions, each checked on those kernels with [2048, cols] @ [cols, inner]^T for
+// cols from 8 to 128 and inner from 16 to 512: an inner size of at most 256 (past 448 its GEMM
+// sums the inner size in two passes, the small kernel in one), columns in multiples of 16 (its
+// GEMM sums the edge columns of 8, 24, 33 and 65 in another order) and float (double untested).
+// Blocks of fewer than 100 rows were slower than the whole ([2048, 128] @ [128, 128]^T in blocks
+// of 61: 494 -> 634 us).
+int64_t row_block(bool is_float, bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
+  if (!is_float || trans_x || !trans_y || !small_kernels()) return 0;
+  if (small_product(trans_x, trans_y, rows, cols, inner) || cols % 16 != 0 || inner > 256) return 0;
+  const int64_t block = 1'000'000 / (cols * inner);  // the most rows under 100^3 multiply-adds
+  return block >= 100 ? block : 0;
+}
+
 // How one product runs: a matrix-vector product per row of c, one matrix-vector product for a
-// single column, one rank-1 update per term of the inner sum, or the GEMM. A product that
+// single column, one rank-1 update per term of the inner sum, the GEMM, or the GEMM on a copy
+// of y^T in blocks of rows (row_block). A product that
 // OpenBLAS gives its small-matrix kernels goes to the GEMM from 2 rows, and with an inner size of 1
 // or 2: on the Intel Xeon (SkylakeX kernels), one thread, best of 3,000 calls (docs/performance.md),
 // [2, 128] @ [128, 512]^T 6.5 -> 4.2 us, [4, 512] @ [512, 128] 11.7 -> 4.0 us, the rank-2
 // [512, 2] @ [2, 128] 13.4 -> 7.3 us, where a product it would pack stays on the level-2 routes
 // ([3, 128] @ [128, 512]^T: 9.8 us by rows, 22.4 us by its GEMM). One row stays on gemv (level).
 // The GEMM of one thread sums each element as PyTorch's addmm does on the same BLAS.
-enum class Route { gemv_rows, gemv_column, ger, gemm };
+enum class Route { gemv_rows, gemv_column, ger, gemm, gemm_row_blocks };
 
-Route route(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
+Route route(bool is_float, bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
   const bool small = small_product(trans_x, trans_y, rows, cols, inner);
   if (rows <= kGemvMaxRows && (rows == 1 || !small)) return Route::gemv_rows;
   if (cols == 1) return Route::gemv_column;
   if (inner <= kGerMaxInner && !small) return Route::ger;
+  if (row_block(is_float, trans_x, trans_y, rows, cols, inner) > 0) return Route::gemm_row_blocks;
   return Route::gemm;
 }
 
@@ -142,8 +165,9 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
   // The level-2 routines get beta = 1 on a zeroed c rather than beta = 0: some BLAS builds scale
   // c by beta, and 0 * nan would keep garbage from an uninitialised output. The GEMM too where
   // that is faster (zero_before_gemm).
-  const Route how = route(trans_x, trans_y, rows, cols, inner);
-  const bool zeroed = !accumulate && (how != Route::gemm || zero_before_gemm());
+  const Route how = route(std::is_same_v<T, float>, trans_x, trans_y, rows, cols, inner);
+  const bool zeroed =
+      !accumulate && ((how != Route::gemm && how != Route::gemm_row_blocks) || zero_before_gemm());
   if (zeroed)
     for (int64_t i = 0; i < rows; ++i) std::fill_n(c + i * ldc, cols, T(0));
   if (how == Route::gemv_rows) {
@@ -169,6 +193,24 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
       const T* x_col = trans_x ? x + p * ldx : x + p;
       const T* y_row = trans_y ? y + p : y + p * ldy;
       Blas<T>::ger(CblasRowMajor, r, n, T(1), x_col, trans_x ? 1 : lx, y_row, trans_y ? ly : 1, c, lc);
+    }
+  } else if (how == Route::gemm_row_blocks) {
+    if constexpr (std::is_same_v<T, float>) {  // y is stored [cols, inner], row j at y + j * ldy
+      const auto y_t = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(inner * cols));
+      if (ldy == inner && has_avx2()) {
+        transpose_contiguous(y, y_t.get(), cols, inner);
+      } else {
+        for (int64_t j = 0; j < cols; ++j)
+          for (int64_t p = 0; p < inner; ++p) y_t[p * cols + j] = y[j * ldy + p];
+      }
+      const int64_t most = row_block(true, trans_x, trans_y, rows, cols, inner);
+      const int64_t blocks = (rows + most - 1) / most, block = (rows + blocks - 1) / blocks;  // even blocks
+      const float beta = accumulate || zeroed ? 1.0f : 0.0f;
+      for (int64_t r0 = 0; r0 < rows; r0 += block) {
+        const int r = static_cast<int>(std::min(block, rows - r0));
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, n, k, 1.0f, x + r0 * ldx, lx, y_t.get(), n,
+                    beta, c + r0 * ldc, lc);
+      }
     }
   } else {
     const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
@@ -264,7 +306,7 @@ template void gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, const int64_t
 bool small_matrix_kernels() { return small_kernels(); }
 
 std::string_view gemm_route(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
-  switch (route(trans_x, trans_y, rows, cols, inner)) {
+  switch (route(/*is_float=*/true, trans_x, trans_y, rows, cols, inner)) {
     case Route::gemv_rows:
       return "gemv_rows";
     case Route::gemv_column:
@@ -273,6 +315,8 @@ std::string_view gemm_route(bool trans_x, bool trans_y, int64_t rows, int64_t co
       return "ger";
     case Route::gemm:
       return "gemm";
+    case Route::gemm_row_blocks:
+      return "gemm_row_blocks";
   }
   return "gemm";
 }

@@ -10,6 +10,7 @@
 // compared here with a plain triple loop written from the definition
 // c[i, j] (+)= sum_p op(x)[i, p] op(y)[p, j]; so are the products large enough to be split over the
 // threads, by rows or by columns, on 1, 2 and 3 threads, each giving the same bits when run again.
+#include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +20,10 @@
 
 #include "autograd/machinery/parallel.hpp"
 #include "autograd/op_support.hpp"
+
+#ifndef MINIGRAD_BLAS_BLIS
+#include <cblas.h>
+#endif
 
 namespace {
 
@@ -130,9 +135,73 @@ BOOST_AUTO_TEST_CASE(the_routes_can_be_forced_either_way) {
     BOOST_TEST(gemm_route(false, false, 512, 128, 2) == "gemm");
     BOOST_TEST(gemm_route(true, false, 7, 9, 1) == "gemm");
     BOOST_TEST(gemm_route(false, false, 1024, 512, 2) == "ger");  // above 100^3 multiply-adds
+    // x @ y^T above 100^3 multiply-adds: blocks of 1,000,000 / (cols x inner) rows, at least 100
+    BOOST_TEST(gemm_route(false, true, 2048, 32, 128) == "gemm_row_blocks");  // 244 rows a block
+    BOOST_TEST(gemm_route(false, true, 64, 32, 128) == "gemm_row_blocks");    // 2,048 > 1,200 of c
+    BOOST_TEST(gemm_route(false, true, 37, 32, 128) == "gemm");               // 1,184 of c: small as it is
+    BOOST_TEST(gemm_route(false, true, 2048, 64, 128) == "gemm_row_blocks");  // 122 rows a block
+    BOOST_TEST(gemm_route(false, true, 2048, 128, 128) == "gemm");            // 61 rows a block
+    BOOST_TEST(gemm_route(false, true, 2048, 65, 128) == "gemm");             // 65 columns: not 16k
+    BOOST_TEST(gemm_route(false, true, 2048, 16, 512) == "gemm");             // inner above 256
+    BOOST_TEST(gemm_route(false, false, 2048, 32, 128) == "gemm");            // y not transposed
+    BOOST_TEST(gemm_route(true, true, 2048, 32, 128) == "gemm");              // x transposed
+  }
+  {
+    const ForcedRoutes forced(false);
+    BOOST_TEST(gemm_route(false, true, 2048, 32, 128) == "gemm");
   }
 #endif
 }
+
+#ifndef MINIGRAD_BLAS_BLIS
+// x @ y^T in blocks of rows on a copy of y^T gives, element for element, the bits of the one
+// cblas_sgemm call that PyTorch's linear makes for the whole product (its rows, uneven blocks and
+// accumulate), forced either way: with the routes of a BLAS with small-matrix kernels, which on
+// this machine's BLAS takes "gemm_row_blocks" where it has them, and without. On 1 and 2 threads
+// (2 splits the rows first, and each half is blocked again).
+BOOST_AUTO_TEST_CASE(row_blocks_of_a_transposed_product_give_the_bits_of_one_blas_call) {
+  struct Case {
+    int64_t rows, cols, inner;
+  };
+  const std::vector<Case> cases = {{2048, 32, 128}, {2047, 32, 128}, {64, 32, 128},   {38, 32, 128},
+                                   {1001, 16, 64},  {777, 48, 128},  {2048, 64, 100}, {4096, 16, 256}};
+  auto uneven = [](int64_t n, int salt) {
+    std::vector<float> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i * 3 + salt) * 0.7f);
+    return v;
+  };
+  const int before = minigrad::get_num_threads();
+  int blocked = 0;
+  for (const Case& k : cases)
+    for (const bool accumulate : {false, true}) {
+      const auto x = uneven(k.rows * k.inner, 1), y = uneven(k.cols * k.inner, 2),
+                 c0 = uneven(k.rows * k.cols, 3);
+      std::vector<float> want = c0;
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(k.rows), static_cast<int>(k.cols),
+                  static_cast<int>(k.inner), 1.0f, x.data(), static_cast<int>(k.inner), y.data(),
+                  static_cast<int>(k.inner), accumulate ? 1.0f : 0.0f, want.data(), static_cast<int>(k.cols));
+      for (const bool small : {false, true})
+        for (const int threads : {1, 2}) {
+          const ForcedRoutes forced(small);
+          minigrad::set_num_threads(threads);
+          blocked += minigrad::detail::gemm_route(false, true, k.rows, k.cols, k.inner) == "gemm_row_blocks";
+          std::vector<float> c = accumulate ? c0 : std::vector<float>(k.rows * k.cols, std::nanf(""));
+          minigrad::detail::gemm<float>(false, true, k.rows, k.cols, k.inner, x.data(), y.data(), accumulate,
+                                        c.data());
+          int64_t differ = 0;
+          for (size_t e = 0; e < c.size(); ++e)
+            differ += std::bit_cast<uint32_t>(c[e]) != std::bit_cast<uint32_t>(want[e]);
+          BOOST_TEST_CONTEXT("rows " << k.rows << " cols " << k.cols << " inner " << k.inner << " accumulate "
+                                     << accumulate << " on " << threads << " threads, small-matrix kernels "
+                                     << small) {
+            BOOST_TEST(differ == 0);
+          }
+        }
+    }
+  minigrad::set_num_threads(before);
+  BOOST_TEST(blocked == 8 * 2 * 2);  // every case takes the route when forced to small kernels
+}
+#endif
 
 // Shapes above kOneCoreProduct multiply-adds (kGrainSize for 2 and 3 rows), so that 2 and 3 threads
 // split them: by rows (more rows than columns) or by columns, on the GEMM route, the one-column
