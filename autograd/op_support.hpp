@@ -185,8 +185,9 @@ void set_small_matrix_kernels(std::optional<bool> forced);
 /// The route gemm<float> takes for these sizes and transpose flags, for tests: "gemv_rows" (a
 /// matrix-vector product per row of c), "gemv_column" (one, for a single column), "ger" (a rank-1
 /// update per term of the inner sum), "gemm" (the BLAS's GEMM) or "gemm_row_blocks" (x @ y^T as
-/// the GEMM of x and a copy of y^T in blocks of rows that OpenBLAS's small-matrix kernels take,
-/// the same bits as its one GEMM). double takes the same routes but never "gemm_row_blocks".
+/// the GEMM of x and a copy of y^T in blocks of rows that OpenBLAS's small-matrix kernels take;
+/// on one thread the bits of its one GEMM, on the cores where it has those kernels). double takes
+/// the same routes but never "gemm_row_blocks".
 std::string_view gemm_route(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner);
 
 /// Products up to this many multiply-adds (rows x cols x inner) run on one thread: OpenBLAS's own

@@ -100,22 +100,24 @@ bool small_product(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64
   return true;
 }
 
-// The rows of each call when a float product x @ y^T too large for OpenBLAS's small-matrix
-// kernels runs instead as x @ (a copy of y^T) in blocks of rows that they take, or 0 when it does
-// not. Its GEMM packs the whole of x for every call, where those kernels read x in place: the
-// course's key, query and value layers, [2048, 128] @ [128, 32]^T, 150 -> 101 us (one thread, the
-// Intel Xeon's SkylakeX kernels, the copy included; docs/performance.md). Each element of c is
-// still one sum over the inner size in order, so the bits are OpenBLAS's own for the whole product
-// under three conditions, each checked on those kernels with [2048, cols] @ [cols, inner]^T for
-// cols from 8 to 128 and inner from 16 to 512: an inner size of at most 256 (past 448 its GEMM
-// sums the inner size in two passes, the small kernel in one), columns in multiples of 16 (its
-// GEMM sums the edge columns of 8, 24, 33 and 65 in another order) and float (double untested).
-// Blocks of fewer than 100 rows were slower than the whole ([2048, 128] @ [128, 128]^T in blocks
-// of 61: 494 -> 634 us).
+// The rows of each call when a float product x @ y^T that OpenBLAS does not give its small-matrix
+// kernels runs instead as x @ (a copy of y^T) in blocks of rows that it does give them, or 0 when
+// it does not. Its GEMM packs the whole of x for every call, where those kernels read x in place:
+// the course's key, query and value layers, [2048, 128] @ [128, 32]^T, 150 -> 101 us (one thread,
+// the Intel Xeon's SkylakeX kernels, the copy included; docs/performance.md). Each element of c
+// is still one sum over the inner size in order, so on one thread the bits are OpenBLAS's own for
+// the whole product under three conditions, checked on those kernels with [2048, cols] @
+// [cols, inner]^T for cols from 8 to 128 and inner from 16 to 512, and by a review over cols 16
+// to 240 and every inner size from 3 to 256: columns in multiples of 16 (with 8, 24, 33 or 65
+// columns its GEMM sums the last columns in another order), an inner size of at most 256 (its
+// GEMM sums an inner size past 448 in two passes, the small kernel in one; 256 leaves a margin for
+// the other AVX-512 cores' blocking, which was not tried) and float (dgemm's kernels were not
+// checked). Blocks of fewer than 100 rows were slower than the whole ([2048, 128] @ [128, 128]^T
+// in blocks of 61: 494 -> 634 us).
 int64_t row_block(bool is_float, bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t inner) {
-  if (!is_float || trans_x || !trans_y || !small_kernels()) return 0;
+  if (!is_float || trans_x || !trans_y || !small_kernels() || cols <= 0 || inner <= 0) return 0;
   if (small_product(trans_x, trans_y, rows, cols, inner) || cols % 16 != 0 || inner > 256) return 0;
-  const int64_t block = 1'000'000 / (cols * inner);  // the most rows under 100^3 multiply-adds
+  const int64_t block = 1'000'000 / (cols * inner);  // at most 100^3 multiply-adds a block
   return block >= 100 ? block : 0;
 }
 
@@ -167,7 +169,7 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
   // that is faster (zero_before_gemm).
   const Route how = route(std::is_same_v<T, float>, trans_x, trans_y, rows, cols, inner);
   const bool zeroed =
-      !accumulate && ((how != Route::gemm && how != Route::gemm_row_blocks) || zero_before_gemm());
+      !accumulate && how != Route::gemm_row_blocks && (how != Route::gemm || zero_before_gemm());
   if (zeroed)
     for (int64_t i = 0; i < rows; ++i) std::fill_n(c + i * ldc, cols, T(0));
   if (how == Route::gemv_rows) {
@@ -195,22 +197,29 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
       Blas<T>::ger(CblasRowMajor, r, n, T(1), x_col, trans_x ? 1 : lx, y_row, trans_y ? ly : 1, c, lc);
     }
   } else if (how == Route::gemm_row_blocks) {
-    if constexpr (std::is_same_v<T, float>) {  // y is stored [cols, inner], row j at y + j * ldy
-      const auto y_t = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(inner * cols));
+    // y is stored [cols, inner], row j at y + j * ldy; y_t is [inner, cols].
+    const auto y_t = std::make_unique_for_overwrite<T[]>(static_cast<size_t>(inner * cols));
+    bool copied = false;
+    if constexpr (std::is_same_v<T, float>) {
       if (ldy == inner && has_avx2()) {
         transpose_contiguous(y, y_t.get(), cols, inner);
-      } else {
-        for (int64_t j = 0; j < cols; ++j)
-          for (int64_t p = 0; p < inner; ++p) y_t[p * cols + j] = y[j * ldy + p];
+        copied = true;
       }
-      const int64_t most = row_block(true, trans_x, trans_y, rows, cols, inner);
-      const int64_t blocks = (rows + most - 1) / most, block = (rows + blocks - 1) / blocks;  // even blocks
-      const float beta = accumulate || zeroed ? 1.0f : 0.0f;
-      for (int64_t r0 = 0; r0 < rows; r0 += block) {
-        const int r = static_cast<int>(std::min(block, rows - r0));
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, n, k, 1.0f, x + r0 * ldx, lx, y_t.get(), n,
-                    beta, c + r0 * ldc, lc);
-      }
+    }
+    if (!copied)
+      for (int64_t j = 0; j < cols; ++j)
+        for (int64_t p = 0; p < inner; ++p) y_t[p * cols + j] = y[j * ldy + p];
+    const int64_t most = std::max<int64_t>(1, row_block(true, trans_x, trans_y, rows, cols, inner));
+    const int64_t blocks = (rows + most - 1) / most, block = (rows + blocks - 1) / blocks;  // even blocks
+    for (int64_t r0 = 0; r0 < rows; r0 += block) {
+      const int64_t r = std::min(block, rows - r0);
+      // Each block's c zeroed here and added onto (beta = 1), as OpenBLAS's GEMM zeroes the whole
+      // c first: a sum whose every term is -0 then comes out +0 as from its one call, where its
+      // small kernel with beta = 0 writes -0. The block's c is in the cache for the kernel.
+      if (!accumulate)
+        for (int64_t i = r0; i < r0 + r; ++i) std::fill_n(c + i * ldc, cols, T(0));
+      Blas<T>::gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(r), n, k, T(1), x + r0 * ldx,
+                    lx, y_t.get(), n, T(1), c + r0 * ldc, lc);
     }
   } else {
     const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
