@@ -95,6 +95,11 @@ Node::~Node() {
   // A tensor still held elsewhere (by a node not yet freed: a residual connection, an input used
   // twice, or by the user) is only let go of here: whoever drops the last handle frees it the
   // same way.
+  auto let_go = [](std::vector<Tensor>& held) {  // the graph no longer holds these (TensorImpl::graph_refs)
+    for (const Tensor& t : held)
+      if (t.defined()) t.impl()->graph_refs.fetch_sub(1, std::memory_order_relaxed);
+  };
+  let_go(inputs);
   std::vector<Tensor> pending = std::move(inputs);
   while (!pending.empty()) {
     Tensor tensor = std::move(pending.back());
@@ -104,6 +109,7 @@ Node::~Node() {
     if (impl.grad.defined()) pending.push_back(std::move(impl.grad));
     std::shared_ptr<Node> node = std::move(impl.grad_fn);
     if (node == nullptr || node.use_count() != 1) continue;
+    let_go(node->inputs);
     for (Tensor& input : node->inputs) pending.push_back(std::move(input));
     node->inputs.clear();
   }  // `node` and `tensor` die at the end of each pass, owning nothing deep

@@ -49,12 +49,12 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
   return strides;
 }
 
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward) {
-  return record(std::move(out), name, std::move(inputs), Saves::tensors, std::move(backward));
-}
+namespace {
 
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
-              Node::BackwardFn backward) {
+// Records the node (see record in op_support.hpp): reads[i] says whether the backward reads input
+// i's data; saves_tensors whether it reads any data at all (Node::saves_tensors).
+Tensor record_node(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
+                   bool saves_tensors, Node::BackwardFn backward) {
   if (!is_grad_enabled()) return out;
   std::vector<bool> input_requires_grad;  // the edges of the node: PyTorch makes them now
   for (const Tensor& input : inputs) input_requires_grad.push_back(input.defined() && input.requires_grad());
@@ -66,11 +66,19 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves sa
   node->backward = std::move(backward);
   node->output_shape = out.shape();
   node->input_requires_grad = std::move(input_requires_grad);
-  node->saves_tensors = saves == Saves::tensors;
+  node->saves_tensors = saves_tensors;
+  for (size_t i = 0; i < node->inputs.size(); ++i) {
+    if (!node->inputs[i].defined()) continue;
+    TensorImpl& input = *node->inputs[i].impl();
+    input.graph_refs.fetch_add(1, std::memory_order_relaxed);
+    if (reads[i]) input.data_read_by_graph.store(true, std::memory_order_relaxed);
+  }
   if (node->saves_tensors) {  // else the backward reads no data that an in-place change could alter
-    for (const Tensor& input : node->inputs)
-      node->versions.emplace_back(input.defined() ? input.impl()->version : nullptr,
-                                  input.defined() ? input.version() : 0);
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const Tensor& input = node->inputs[i];
+      const bool read = input.defined() && reads[i];
+      node->versions.emplace_back(read ? input.impl()->version : nullptr, read ? input.version() : 0);
+    }
     // The output counts only when the op kept an alias of it for its backward (detail::saved(out)),
     // as exp and relu do: the alias shares its version counter, which then has a second owner.
     if (out.impl()->version.use_count() > 1) node->versions.emplace_back(out.impl()->version, out.version());
@@ -78,6 +86,24 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves sa
   out.impl()->requires_grad = true;
   out.impl()->grad_fn = std::move(node);
   return out;
+}
+
+}  // namespace
+
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward) {
+  return record(std::move(out), name, std::move(inputs), Saves::tensors, std::move(backward));
+}
+
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
+              Node::BackwardFn backward) {
+  std::vector<bool> reads(inputs.size(), saves == Saves::tensors);
+  return record_node(std::move(out), name, std::move(inputs), std::move(reads), saves == Saves::tensors,
+                     std::move(backward));
+}
+
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
+              Node::BackwardFn backward) {
+  return record_node(std::move(out), name, std::move(inputs), std::move(reads), true, std::move(backward));
 }
 
 Tensor named_as(Tensor out, const Tensor& from, const char* name) {

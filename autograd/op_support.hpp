@@ -129,6 +129,12 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::Ba
 /// (Node::saves_tensors).
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
               Node::BackwardFn backward);
+/// The same, saying per input whether the backward reads its data (true) or only its shape,
+/// dtype and whether it requires grad (false); what the backward captured itself, such as an
+/// alias of the output (detail::saved), it reads too. An input no backward reads has its data
+/// freed once only the graph holds it, and is not checked for in-place changes.
+Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
+              Node::BackwardFn backward);
 
 /// `out`, the result of the op of ops.hpp that a composite (split, a stepped slice, ...) applied to
 /// `from`, with its node renamed `name`, as PyTorch names the composite's ("SplitBackward0"). Only

@@ -152,10 +152,15 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = binary_kernel(a, b, "mul", arithmetic_dtype(a, b, "mul"), arithmetic_dtype(a, b, "mul"),
                              [](auto x, auto y) { return detail::wrapping_mul(x, y); });
-  return detail::record(out, "MulBackward0", {a, b}, [](const Tensor& grad, const std::vector<Tensor>& in) {
-    return std::vector<Tensor>{in[0].requires_grad() ? sum_to(mul(grad, in[1]), in[0].shape()) : Tensor(),
-                               in[1].requires_grad() ? sum_to(mul(grad, in[0]), in[1].shape()) : Tensor()};
-  });
+  // a's gradient reads b, b's reads a: each is read only if the other required grad when the op ran
+  // (x * 0.5 reads neither x nor its data, as PyTorch's MulBackward0 saves only what it needs).
+  const bool grad_a = a.requires_grad(), grad_b = b.requires_grad();
+  return detail::record(out, "MulBackward0", {a, b}, /*reads=*/{grad_b, grad_a},
+                        [grad_a, grad_b](const Tensor& grad, const std::vector<Tensor>& in) {
+                          return std::vector<Tensor>{
+                              grad_a ? sum_to(mul(grad, in[1]), in[0].shape()) : Tensor(),
+                              grad_b ? sum_to(mul(grad, in[0]), in[1].shape()) : Tensor()};
+                        });
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
@@ -285,7 +290,7 @@ Tensor abs(const Tensor& a) {
 Tensor relu(const Tensor& a) {
   Tensor out =
       unary_kernel(a, "relu", false, [](auto x) { return x <= 0 ? decltype(x)(0) : x; });  // nan stays nan
-  return detail::record(out, "ReluBackward0", {a},
+  return detail::record(out, "ReluBackward0", {a}, /*reads=*/{false},
                         [saved = detail::saved(out)](const Tensor& grad, const std::vector<Tensor>&) {
                           return std::vector<Tensor>{backward_map(
                               grad, saved, [](auto g, auto y) { return y <= 0 ? decltype(g)(0) : g; })};
@@ -493,12 +498,12 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   const Tensor kept = mask.clone();  // the backward's own copy, at the mask's size
   Tensor out = fill_by_mask(expand_copy(a, shape), kept, scalar_tensor(value, {.dtype = a.dtype()}),
                             detail::new_tensor(shape, a.dtype()));
-  return detail::record(
-      out, "MaskedFillBackward0", {a}, [kept](const Tensor& grad, const std::vector<Tensor>& in) {
-        const Tensor zero = zeros({}, {.dtype = grad.dtype()});
-        return std::vector<Tensor>{
-            sum_to(fill_by_mask(grad, kept, zero, detail::gradient_output(grad)), in[0].shape())};
-      });
+  return detail::record(out, "MaskedFillBackward0", {a}, /*reads=*/{false},
+                        [kept](const Tensor& grad, const std::vector<Tensor>& in) {
+                          const Tensor zero = zeros({}, {.dtype = grad.dtype()});
+                          return std::vector<Tensor>{sum_to(
+                              fill_by_mask(grad, kept, zero, detail::gradient_output(grad)), in[0].shape())};
+                        });
 }
 
 // ---- comparisons -----------------------------------------------------------------------------------

@@ -449,7 +449,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim) {
                                                                  const std::vector<Tensor>&) {
     return std::vector<Tensor>{softmax_backward<Log>(grad, result, lanes)};
   };
-  return detail::record(out, node, {a}, backward);
+  return detail::record(out, node, {a}, /*reads=*/{false}, backward);  // only its own output
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 // that share their names forward to them, so `x.sum()` and `minigrad::sum(x)` are the same call.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -85,6 +86,17 @@ class Tensor {
   Tensor() = default;
   /// Wraps an implementation made by library code.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  /// Another handle to the same tensor (data, grad and node shared).
+  Tensor(const Tensor&) = default;
+  /// Takes the other handle's tensor; the other is left undefined.
+  Tensor(Tensor&&) noexcept = default;
+  /// This handle now names other's tensor. If it named an intermediate that only the graph still
+  /// holds and that no backward reads, that tensor's data is freed (as when Python rebinds a name).
+  Tensor& operator=(const Tensor& other);
+  /// The same, taking other's handle.
+  Tensor& operator=(Tensor&& other) noexcept;
+  /// Drops the handle; frees the data as operator= does.
+  ~Tensor() { release_unread_data(); }
 
   /// A 0-d tensor holding one number, of the scalar's category (float64 for 2.5, int64 for 2).
   /// Prefer `scalar_tensor(value, options)` to choose the dtype.
@@ -294,6 +306,8 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
+  // Frees the data when this is the last handle outside the graph and no backward reads it.
+  void release_unread_data() noexcept;
   std::shared_ptr<TensorImpl> impl_;
 };
 
@@ -312,6 +326,14 @@ struct TensorImpl {
   std::string name;                      ///< optional label for errors and graph drawing
   /// (id, hook) per Tensor::register_post_accumulate_grad_hook, in registration order.
   std::vector<std::pair<int64_t, PostAccumulateGradHook>> post_accumulate_grad_hooks;
+  /// How many of the graph's nodes hold this tensor as an input (a node using it twice counts
+  /// twice). A tensor that only nodes hold and that no backward reads has its data freed when its
+  /// last other handle goes, if it is 64 KiB or more (PyTorch frees such intermediates as soon as
+  /// Python drops them); the graph keeps its shape, dtype and node.
+  std::atomic<int32_t> graph_refs{0};
+  /// Whether some node's backward reads this tensor's data (detail::record's `reads`): then the
+  /// data stays as long as the tensor.
+  std::atomic<bool> data_read_by_graph{false};
 
   /// The first element's address (row-major, contiguous).
   void* data() const { return storage.get(); }

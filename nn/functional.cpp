@@ -255,7 +255,8 @@ Tensor dropout(const Tensor& input, double p, bool training, Generator& generato
   Tensor out = apply_mask(input, keep, p, minigrad::detail::new_tensor(input.shape(), input.dtype()));
 
   return minigrad::detail::record(
-      out, "MulBackward0", {input}, [keep, p](const Tensor& grad, const std::vector<Tensor>& inputs) {
+      out, "MulBackward0", {input}, /*reads=*/{false},
+      [keep, p](const Tensor& grad, const std::vector<Tensor>& inputs) {
         const Tensor g = minigrad::detail::convert(grad, inputs[0].dtype());
         return std::vector<Tensor>{apply_mask(g, keep, p, minigrad::detail::gradient_output(g))};
       });

@@ -35,6 +35,7 @@ std::string escape(const std::string& text) {
 // "data min=-0.5 max=1.2 mean=0.03" (4 significant digits); a nan anywhere makes all three nan.
 std::string summary(const char* what, const Tensor& t) {
   if (t.numel() == 0) return std::string(what) + " empty";
+  if (!t.impl()->storage) return std::string(what) + " freed (no backward reads it)";
   const std::vector<double> values = t.to_vector<double>();
   double low = values[0], high = values[0], total = 0;
   for (double v : values) {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "autograd/machinery/anomaly.hpp"
+#include "autograd/machinery/graph.hpp"
+#include "autograd/machinery/storage.hpp"
 #include "autograd/op_support.hpp"
 #include "autograd/ops.hpp"
 #include "autograd/random.hpp"
@@ -614,6 +616,72 @@ BOOST_AUTO_TEST_CASE(an_exception_from_a_post_accumulate_grad_hook_leaves_backwa
   w.register_post_accumulate_grad_hook([](Tensor&) { throw std::runtime_error("hook failed"); });
   BOOST_CHECK_EXCEPTION((w * 2.0).backward(), std::runtime_error,
                         [](const std::exception& e) { return contains(e.what(), "hook failed"); });
+}
+
+// An intermediate that only the graph holds and that no backward reads has its data freed as soon
+// as the last other handle goes, as PyTorch frees an intermediate Python no longer names; the
+// gradients are the hand-derived ones all the same. x is [128, 256] float32 (128 KiB, a block the
+// cache takes back); loss = sum(relu(2 x)^2), so d loss / dx = 8 x where x > 0, else 0.
+BOOST_AUTO_TEST_CASE(an_intermediate_no_backward_reads_is_freed_once_only_the_graph_holds_it) {
+  manual_seed(3);
+  Tensor x = randn({128, 256}).requires_grad_();
+  Tensor loss;
+  const int64_t cached_before = cached_storage_bytes();
+  {
+    Tensor h = x * 2.0;  // MulBackward0 reads the scalar 2, not x; ReluBackward0 reads its output
+    Tensor r = relu(h);
+    loss = (r * r).sum();  // MulBackward0 reads r on both sides
+    // the user still holds h: its data stays
+    BOOST_TEST(loss.grad_fn()->inputs[0].grad_fn()->inputs[0].grad_fn()->inputs[0].impl()->storage !=
+               nullptr);
+  }
+  const Tensor& r_in_graph = loss.grad_fn()->inputs[0].grad_fn()->inputs[0];
+  const Tensor& h_in_graph = r_in_graph.grad_fn()->inputs[0];
+  BOOST_TEST(h_in_graph.impl()->storage == nullptr);  // freed: only ReluBackward0 holds it
+  BOOST_TEST(r_in_graph.impl()->storage != nullptr);  // kept: the product's backward reads it
+  BOOST_TEST(cached_storage_bytes() - cached_before >= 128 * 256 * 4);  // back in the block cache
+  BOOST_CHECK_EXCEPTION(h_in_graph.data_ptr<float>(), std::runtime_error, [](const std::runtime_error& e) {
+    return contains(e.what(), "was freed") && contains(e.what(), "[128, 256]") &&
+           contains(e.what(), "MulBackward0");
+  });
+  BOOST_TEST(contains(to_dot(loss, {}, {.show_data = true}), "data freed (no backward reads it)"));
+
+  loss.backward();
+  const std::vector<float> xs = x.to_vector<float>(), grads = x.grad().to_vector<float>();
+  for (size_t i = 0; i < xs.size(); ++i) BOOST_TEST(grads[i] == (xs[i] > 0 ? 8 * xs[i] : 0.0f));
+}
+
+// What a backward reads stays: x + 1 feeding a product with a tensor that requires grad (read for
+// the other side's gradient), a tensor the user still holds, and a small one (under 64 KiB, so a
+// drawing of a small graph still shows every value).
+BOOST_AUTO_TEST_CASE(data_a_backward_reads_or_a_user_holds_is_kept) {
+  Tensor x = ones({128, 256}).requires_grad_(), w = full({128, 256}, 3.0).requires_grad_();
+  Tensor y = ((x + 1.0) * w).sum();  // MulBackward0 reads x + 1 for w's gradient
+  BOOST_TEST(y.grad_fn()->inputs[0].grad_fn()->inputs[0].impl()->storage != nullptr);
+  Tensor small = ones({4, 4}).requires_grad_();
+  Tensor z = ((small + 1.0) * 0.5).sum();
+  BOOST_TEST(z.grad_fn()->inputs[0].grad_fn()->inputs[0].impl()->storage != nullptr);
+  Tensor kept = x + 1.0;
+  Tensor v = (kept * 0.5).sum();
+  BOOST_TEST(kept.impl()->storage != nullptr);
+  BOOST_TEST(kept.sum().item<float>() == 2.0f * 128 * 256);
+  y.backward();
+  BOOST_TEST(x.grad().sum().item<float>() == 3.0f * 128 * 256);  // d/dx sum((x + 1) w) = w
+  BOOST_TEST(w.grad().sum().item<float>() == 2.0f * 128 * 256);  // = x + 1
+}
+
+// Regression for the freeing above: MulBackward0 decides what it reads when the op runs. b = x + 1
+// (no backward reads it: a does not require grad) is freed; a.requires_grad_() afterwards must not
+// make the backward read b, and a gets no gradient (its edge was not made, as in PyTorch).
+BOOST_AUTO_TEST_CASE(a_product_reads_what_it_decided_to_when_it_ran) {
+  Tensor x = ones({128, 256}).requires_grad_();
+  Tensor a = full({128, 256}, 3.0);
+  Tensor y = (a * (x + 1.0)).sum();
+  BOOST_TEST(y.grad_fn()->inputs[0].grad_fn()->inputs[1].impl()->storage == nullptr);
+  a.requires_grad_();
+  y.backward();
+  BOOST_TEST(!a.grad().defined());
+  BOOST_TEST(x.grad().sum().item<float>() == 3.0f * 128 * 256);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
