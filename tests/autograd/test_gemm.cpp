@@ -54,6 +54,20 @@ std::vector<T> values(int64_t n, int salt) {
   return v;
 }
 
+// Values in (-1, 1) with all the significand's bits in use, so that a sum taken in another
+// order than the BLAS's would show.
+template <typename T>
+std::vector<T> uneven(int64_t n, int salt) {
+  std::vector<T> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(std::sin(static_cast<double>(i * 3 + salt) * 0.7));
+  return v;
+}
+
+// A product's sizes: op(x) is [rows, inner], op(y) [inner, cols].
+struct Case {
+  int64_t rows, cols, inner;
+};
+
 // Forces gemm's routes for one scope, as for a core with small-matrix kernels (true) or without
 // (false; the running BLAS's own choice is one of the two), and asks OpenBLAS again after it.
 struct ForcedRoutes {
@@ -165,17 +179,9 @@ BOOST_AUTO_TEST_CASE(the_routes_can_be_forced_either_way) {
 // GEMM, and only has to match the definition (the next test case).
 BOOST_AUTO_TEST_CASE(row_blocks_of_a_transposed_product_give_the_bits_of_one_blas_call) {
   if (!minigrad::detail::small_matrix_kernels()) return;  // this BLAS: no such kernels to match
-  struct Case {
-    int64_t rows, cols, inner;
-  };
   const std::vector<Case> cases = {{2048, 32, 128}, {2047, 32, 128}, {64, 32, 128},
                                    {38, 32, 128},   {1001, 16, 64},  {777, 48, 128},
                                    {2048, 64, 100}, {4096, 16, 256}, {245, 16, 7}};
-  auto uneven = [](int64_t n, int salt) {
-    std::vector<float> v(n);
-    for (int64_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i * 3 + salt) * 0.7f);
-    return v;
-  };
   const int before = minigrad::get_num_threads();
   minigrad::set_num_threads(1);
   openblas_set_num_threads(1);  // the reference too, as split_gemm runs the BLAS
@@ -184,8 +190,8 @@ BOOST_AUTO_TEST_CASE(row_blocks_of_a_transposed_product_give_the_bits_of_one_bla
     for (int values = 0; values < 2; ++values)
       for (const bool accumulate : {false, true}) {
         // values 1: every product underflows to -0 (1e-30 times -1e-30), so each sum is a zero
-        auto x = uneven(k.rows * k.inner, 1), y = uneven(k.cols * k.inner, 2),
-             c0 = uneven(k.rows * k.cols, 3);
+        auto x = uneven<float>(k.rows * k.inner, 1), y = uneven<float>(k.cols * k.inner, 2),
+             c0 = uneven<float>(k.rows * k.cols, 3);
         if (values == 1) {
           std::ranges::fill(x, 1e-30f);
           std::ranges::fill(y, -1e-30f);
@@ -216,21 +222,13 @@ BOOST_AUTO_TEST_CASE(row_blocks_of_a_transposed_product_give_the_bits_of_one_bla
 // then have a leading dimension of c other than their width), in float and in double (which keeps
 // the GEMM), against the definition.
 BOOST_AUTO_TEST_CASE(transposed_products_in_row_blocks_match_the_definition_on_any_thread_count) {
-  struct Case {
-    int64_t rows, cols, inner;
-  };
   const std::vector<Case> cases = {{2048, 32, 128}, {100, 224, 64}, {245, 16, 7}, {1001, 48, 96}};
-  auto uneven = [](int64_t n, int salt) {
-    std::vector<double> v(n);
-    for (int64_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<double>(i * 3 + salt) * 0.7);
-    return v;
-  };
   const int before = minigrad::get_num_threads();
   int checked = 0;
   for (const Case& k : cases)
     for (const bool accumulate : {false, true}) {
-      const auto x = uneven(k.rows * k.inner, 1), y = uneven(k.cols * k.inner, 2),
-                 c0 = uneven(k.rows * k.cols, 3);
+      const auto x = uneven<double>(k.rows * k.inner, 1), y = uneven<double>(k.cols * k.inner, 2),
+                 c0 = uneven<double>(k.rows * k.cols, 3);
       const auto want = reference(false, true, k.rows, k.cols, k.inner, x, y, c0, accumulate);
       auto as_float = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
       const auto xf = as_float(x), yf = as_float(y), c0f = as_float(c0);
@@ -270,16 +268,8 @@ BOOST_AUTO_TEST_CASE(transposed_products_in_row_blocks_match_the_definition_on_a
 // than the whole would show: the split may round differently from one call, within float32's
 // error, but a thread count gives the same bits every time.
 BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat_exactly) {
-  struct Case {
-    int64_t rows, cols, inner;
-  };
   const std::vector<Case> cases = {{1001, 40, 64}, {40, 1001, 64}, {300000, 1, 3}, {1000, 1001, 1},
                                    {1001, 700, 2}, {2, 1001, 64},  {3, 300, 100},  {1, 1001, 64}};
-  auto uneven = [](int64_t n, int salt) {  // in (-1, 1), with all 24 bits of the significand in use
-    std::vector<float> v(n);
-    for (int64_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i * 3 + salt) * 0.7f);
-    return v;
-  };
   const int before = minigrad::get_num_threads();
   int checked = 0;
   for (const Case& k : cases)
@@ -287,8 +277,8 @@ BOOST_AUTO_TEST_CASE(products_split_over_threads_match_the_definition_and_repeat
       const bool trans_x = flags & 1, trans_y = flags & 2, accumulate = flags & 4;
       BOOST_REQUIRE(k.rows * k.cols * k.inner >
                     (k.rows <= 4 ? minigrad::detail::kGrainSize : minigrad::detail::kOneCoreProduct));
-      const auto x = uneven(k.rows * k.inner, 1), y = uneven(k.inner * k.cols, 2),
-                 c0 = uneven(k.rows * k.cols, 3);
+      const auto x = uneven<float>(k.rows * k.inner, 1), y = uneven<float>(k.inner * k.cols, 2),
+                 c0 = uneven<float>(k.rows * k.cols, 3);
       const auto want = reference(trans_x, trans_y, k.rows, k.cols, k.inner, x, y, c0, accumulate);
       for (const bool small : {false, true})
         for (const int threads : {1, 2, 3}) {
