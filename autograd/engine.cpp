@@ -97,7 +97,7 @@ Node::~Node() {
   // same way.
   auto let_go = [](std::vector<Tensor>& held) {  // the graph no longer holds these (TensorImpl::graph_refs)
     for (const Tensor& t : held)
-      if (t.defined()) t.impl()->graph_refs.fetch_sub(1, std::memory_order_relaxed);
+      if (t.defined()) t.impl()->graph_refs.fetch_sub(1, std::memory_order_release);
   };
   let_go(inputs);
   std::vector<Tensor> pending = std::move(inputs);

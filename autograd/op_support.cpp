@@ -56,6 +56,8 @@ namespace {
 Tensor record_node(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
                    bool saves_tensors, Node::BackwardFn backward) {
   if (!is_grad_enabled()) return out;
+  check(reads.size() == inputs.size(), "record: ", name, " says what it reads of ", reads.size(),
+        " inputs, not ", inputs.size());
   std::vector<bool> input_requires_grad;  // the edges of the node: PyTorch makes them now
   for (const Tensor& input : inputs) input_requires_grad.push_back(input.defined() && input.requires_grad());
   if (std::ranges::find(input_requires_grad, true) == input_requires_grad.end()) return out;
@@ -70,8 +72,8 @@ Tensor record_node(Tensor out, const char* name, std::vector<Tensor> inputs, std
   for (size_t i = 0; i < node->inputs.size(); ++i) {
     if (!node->inputs[i].defined()) continue;
     TensorImpl& input = *node->inputs[i].impl();
-    input.graph_refs.fetch_add(1, std::memory_order_relaxed);
-    if (reads[i]) input.data_read_by_graph.store(true, std::memory_order_relaxed);
+    if (reads[i]) input.data_read_by_graph.store(true, std::memory_order_release);
+    input.graph_refs.fetch_add(1, std::memory_order_release);
   }
   if (node->saves_tensors) {  // else the backward reads no data that an in-place change could alter
     for (size_t i = 0; i < node->inputs.size(); ++i) {

@@ -119,9 +119,9 @@ int64_t Tensor::size(int64_t dim) const {
 // Only blocks the block cache takes back (64 KiB and more) are worth freeing early; a small
 // tensor keeps its data, so that a drawing of a small graph (to_dot) still shows every value.
 void Tensor::release_unread_data() noexcept {
-  if (!impl_) return;
-  const int32_t graph = impl_->graph_refs.load(std::memory_order_relaxed);
-  if (graph == 0 || impl_->data_read_by_graph.load(std::memory_order_relaxed) ||
+  if (!impl_ || !impl_->grad_fn) return;  // a leaf stays whole, as PyTorch's AccumulateGrad holds it
+  const int32_t graph = impl_->graph_refs.load(std::memory_order_acquire);
+  if (graph == 0 || impl_->data_read_by_graph.load(std::memory_order_acquire) ||
       impl_.use_count() != graph + 1)
     return;
   if (impl_->numel * static_cast<int64_t>(element_size(impl_->dtype)) >= kMinCachedBytes)
@@ -144,27 +144,21 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
   return *this;
 }
 
-// Thrown by data_ptr<T>() for an intermediate whose data was freed (release_unread_data): only
-// the graph held it, and no backward reads it.
-namespace {
-[[noreturn]] void data_freed(const Tensor& t) {
+void TensorImpl::data_freed() const {
   throw std::runtime_error(detail::concat(
-      "data_ptr: the data of this ", to_string(t.shape()), " tensor was freed: only the graph held it (",
-      t.grad_fn() ? t.grad_fn()->name : std::string("a leaf"), "), and no backward reads it"));
+      "the data of this ", to_string(shape), " tensor was freed: only the graph held it",
+      grad_fn ? " (made by " + grad_fn->name + ")" : std::string(), ", and no backward reads it"));
 }
-}  // namespace
 
 template <typename T>
 T* Tensor::data_ptr() {
   if (dtype() != dtype_of<T>()) dtype_mismatch(dtype(), dtype_of<T>());
-  if (!impl_->storage) data_freed(*this);
   return reinterpret_cast<T*>(impl_->data());
 }
 
 template <typename T>
 const T* Tensor::data_ptr() const {
   if (dtype() != dtype_of<T>()) dtype_mismatch(dtype(), dtype_of<T>());
-  if (!impl_->storage) data_freed(*this);
   return reinterpret_cast<const T*>(impl_->data());
 }
 
@@ -266,7 +260,6 @@ int64_t Tensor::version() const { return *impl_of(*this).version; }
 
 Tensor Tensor::clone() const {
   Tensor out = detail::new_tensor(shape(), dtype(), "clone");  // throws for an undefined tensor
-  if (!impl_->storage) data_freed(*this);
   std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
   return detail::record(
       out, "CloneBackward0", {*this}, detail::Saves::nothing,

@@ -90,8 +90,9 @@ class Tensor {
   Tensor(const Tensor&) = default;
   /// Takes the other handle's tensor; the other is left undefined.
   Tensor(Tensor&&) noexcept = default;
-  /// This handle now names other's tensor. If it named an intermediate that only the graph still
-  /// holds and that no backward reads, that tensor's data is freed (as when Python rebinds a name).
+  /// This handle now names other's tensor. If it named an intermediate (a tensor an op made) of
+  /// 64 KiB or more that only the graph still holds and that no backward reads, that tensor's data
+  /// is freed (as when Python rebinds a name).
   Tensor& operator=(const Tensor& other);
   /// The same, taking other's handle.
   Tensor& operator=(Tensor&& other) noexcept;
@@ -327,16 +328,23 @@ struct TensorImpl {
   /// (id, hook) per Tensor::register_post_accumulate_grad_hook, in registration order.
   std::vector<std::pair<int64_t, PostAccumulateGradHook>> post_accumulate_grad_hooks;
   /// How many of the graph's nodes hold this tensor as an input (a node using it twice counts
-  /// twice). A tensor that only nodes hold and that no backward reads has its data freed when its
-  /// last other handle goes, if it is 64 KiB or more (PyTorch frees such intermediates as soon as
-  /// Python drops them); the graph keeps its shape, dtype and node.
+  /// twice). An op's result (not a leaf) that only nodes hold and that no backward reads has its
+  /// data freed when its last other handle goes, if it is 64 KiB or more (PyTorch frees such
+  /// intermediates as soon as Python drops them); the graph keeps its shape, dtype and node.
   std::atomic<int32_t> graph_refs{0};
   /// Whether some node's backward reads this tensor's data (detail::record's `reads`): then the
   /// data stays as long as the tensor.
   std::atomic<bool> data_read_by_graph{false};
 
-  /// The first element's address (row-major, contiguous).
-  void* data() const { return storage.get(); }
+  /// The first element's address (row-major, contiguous). Throws std::runtime_error if the data
+  /// was freed (graph_refs above): nothing reads it through a user's handle, so only code walking
+  /// the graph can get here.
+  void* data() const {
+    if (!storage) data_freed();
+    return storage.get();
+  }
+  /// Throws the error data() throws for freed data, naming the shape and the op.
+  [[noreturn]] void data_freed() const;
 };
 
 /// One recorded op in the graph (PyTorch's `grad_fn`, e.g. `MulBackward0`).
@@ -364,8 +372,9 @@ struct Node {
   /// The version counter of each input (null where undefined), then the output's if the op keeps
   /// it for its backward (exp, relu, ...), with its value when the op ran. The backward reads these
   /// tensors, so the engine checks that none has been changed in place since (PyTorch's
-  /// saved-variable check). Every input counts as saved unless the op saves nothing
-  /// (saves_tensors): a little stricter than PyTorch for ops that read only some inputs (mul).
+  /// saved-variable check). An input whose data the backward does not read (detail::record's
+  /// `reads`: relu's, softmax's, the side of a product whose partner needs no gradient) has a null
+  /// counter and is not checked, as PyTorch does not save it.
   std::vector<std::pair<std::shared_ptr<const int64_t>, int64_t>> versions;
   /// Where the forward that recorded this node ran, noted only while anomaly detection is on
   /// (autograd/machinery/anomaly.hpp): "op #3 recorded since anomaly detection was turned on, in the forward

@@ -662,6 +662,8 @@ BOOST_AUTO_TEST_CASE(data_a_backward_reads_or_a_user_holds_is_kept) {
   Tensor small = ones({4, 4}).requires_grad_();
   Tensor z = ((small + 1.0) * 0.5).sum();
   BOOST_TEST(z.grad_fn()->inputs[0].grad_fn()->inputs[0].impl()->storage != nullptr);
+  Tensor y2 = (w * (x + 1.0)).sum();  // and read for the left side's gradient
+  BOOST_TEST(y2.grad_fn()->inputs[0].grad_fn()->inputs[1].impl()->storage != nullptr);
   Tensor kept = x + 1.0;
   Tensor v = (kept * 0.5).sum();
   BOOST_TEST(kept.impl()->storage != nullptr);
@@ -683,6 +685,74 @@ BOOST_AUTO_TEST_CASE(a_product_reads_what_it_decided_to_when_it_ran) {
   y.backward();
   BOOST_TEST(!a.grad().defined());
   BOOST_TEST(x.grad().sum().item<float>() == 3.0f * 128 * 256);
+}
+
+// Freed data read by any op throws, naming the tensor, instead of crashing: the copies of select,
+// slice, cat, index_select and copy_ read it without data_ptr (a review found them segfaulting).
+BOOST_AUTO_TEST_CASE(every_op_that_reads_freed_data_throws) {
+  Tensor x = randn({128, 256}).requires_grad_();
+  Tensor y;
+  {
+    Tensor h = x * 2.0;
+    y = relu(h).sum();
+  }
+  const Tensor& h = y.grad_fn()->inputs[0].grad_fn()->inputs[0];
+  BOOST_REQUIRE(h.impl()->storage == nullptr);
+  auto names_it = [](const std::runtime_error& e) {
+    return contains(e.what(), "[128, 256] tensor was freed") && contains(e.what(), "MulBackward0");
+  };
+  BOOST_CHECK_EXCEPTION(h.select(0, 1), std::runtime_error, names_it);
+  BOOST_CHECK_EXCEPTION(h.slice(0, 0, 4), std::runtime_error, names_it);
+  BOOST_CHECK_EXCEPTION(cat({h, h}, 0), std::runtime_error, names_it);
+  BOOST_CHECK_EXCEPTION(h.index_select(0, arange(0, 4)), std::runtime_error, names_it);
+  BOOST_CHECK_EXCEPTION(zeros({128, 256}).copy_(h), std::runtime_error, names_it);
+  BOOST_CHECK_EXCEPTION(h.clone(), std::runtime_error, names_it);
+  BOOST_CHECK_EXCEPTION(h.sum(), std::runtime_error, names_it);
+}
+
+// Only an op's result is freed: a leaf that only the graph holds keeps its data, as PyTorch's
+// AccumulateGrad holds it, so a post-accumulate-grad hook reads it (a review found it freed).
+BOOST_AUTO_TEST_CASE(a_leaf_only_the_graph_holds_keeps_its_data) {
+  Tensor y;
+  float seen = 0;
+  {
+    Tensor x = full({128, 256}, 0.5).requires_grad_();
+    x.register_post_accumulate_grad_hook([&seen](Tensor& leaf) { seen = leaf.sum().item<float>(); });
+    y = relu(x).sum();
+  }
+  y.backward();
+  BOOST_TEST(seen == 0.5f * 128 * 256);
+}
+
+// The count of nodes holding a tensor goes back to 0 when the graph dies, however deep it is, so a
+// user's handle of it is never taken for the graph's: a second handle coming and going leaves the
+// data alone (with the count left too high, it freed the data the user still held).
+BOOST_AUTO_TEST_CASE(the_graphs_count_of_a_tensor_returns_to_zero_when_the_graph_dies) {
+  Tensor x = randn({128, 256}).requires_grad_();
+  Tensor h = x * 2.0;
+  {
+    Tensor y = ((relu(h) + 1.0) * 3.0 + h).sum();  // h held by ReluBackward0 and by AddBackward0
+    BOOST_TEST(h.impl()->graph_refs.load() == 2);
+  }  // the graph dies through Node::~Node's loop
+  BOOST_TEST(h.impl()->graph_refs.load() == 0);
+  { Tensor second = h; }
+  BOOST_TEST(h.impl()->storage != nullptr);
+  BOOST_TEST(h.sum().item<float>() == (x * 2.0).sum().item<float>());
+}
+
+// relu, like PyTorch's, reads only its output: changing its input in place before backward is
+// allowed, and the gradient is the one of the output as it was (d/dx sum(relu(2x)) = 2 where x > 0).
+BOOST_AUTO_TEST_CASE(an_input_relu_does_not_read_may_change_before_backward) {
+  Tensor x = tensor({-1.0, 0.5, 2.0}).requires_grad_();
+  Tensor h = x * 2.0;
+  Tensor y = relu(h).sum();
+  {
+    NoGradGuard no_grad;
+    h.mul_(-1.0);
+  }
+  y.backward();
+  BOOST_TEST(x.grad().to_vector<float>() == std::vector<float>({0.0f, 2.0f, 2.0f}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
