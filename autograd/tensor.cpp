@@ -259,7 +259,7 @@ Tensor Tensor::detach() const {
 int64_t Tensor::version() const { return *impl_of(*this).version; }
 
 Tensor Tensor::clone() const {
-  Tensor out = detail::new_tensor(shape(), dtype(), "clone");  // throws for an undefined tensor
+  Tensor out = detail::new_tensor(shape(), dtype(), "clone");
   std::memcpy(out.impl()->data(), impl_->data(), static_cast<size_t>(numel()) * element_size(dtype()));
   return detail::record(
       out, "CloneBackward0", {*this}, detail::Saves::nothing,

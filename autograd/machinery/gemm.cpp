@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "autograd/machinery/parallel.hpp"
 #include "autograd/machinery/vector_math.hpp"
@@ -197,12 +197,16 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
       Blas<T>::ger(CblasRowMajor, r, n, T(1), x_col, trans_x ? 1 : lx, y_row, trans_y ? ly : 1, c, lc);
     }
   } else if (how == Route::gemm_row_blocks) {
-    // y is stored [cols, inner], row j at y + j * ldy; y_t is [inner, cols].
-    const auto y_t = std::make_unique_for_overwrite<T[]>(static_cast<size_t>(inner * cols));
+    // y is stored [cols, inner], row j at y + j * ldy; y_t is [inner, cols], in a buffer each
+    // thread keeps (at most 10,000 elements, row_block), so the attention's thousands of small
+    // products a step allocate nothing.
+    thread_local std::vector<T> y_t_buffer;
+    y_t_buffer.resize(static_cast<size_t>(inner * cols));
+    T* y_t = y_t_buffer.data();
     bool copied = false;
     if constexpr (std::is_same_v<T, float>) {
       if (ldy == inner && has_avx2()) {
-        transpose_contiguous(y, y_t.get(), cols, inner);
+        transpose_contiguous(y, y_t, cols, inner);
         copied = true;
       }
     }
@@ -219,7 +223,7 @@ void blas_gemm(bool trans_x, bool trans_y, int64_t rows, int64_t cols, int64_t i
       if (!accumulate)
         for (int64_t i = r0; i < r0 + r; ++i) std::fill_n(c + i * ldc, cols, T(0));
       Blas<T>::gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(r), n, k, T(1), x + r0 * ldx,
-                    lx, y_t.get(), n, T(1), c + r0 * ldc, lc);
+                    lx, y_t, n, T(1), c + r0 * ldc, lc);
     }
   } else {
     const CBLAS_TRANSPOSE flag_x = trans_x ? CblasTrans : CblasNoTrans,
