@@ -122,7 +122,8 @@ enum class Saves { tensors, nothing };
 
 /// Records `out` as the result of op `name` when grad mode is on and some input requires grad:
 /// out gets requires_grad and a grad_fn holding the inputs and the backward function.
-/// Returns `out` either way.
+/// Returns `out` either way. `name` must be a string literal ("MulBackward0"): the node keeps a
+/// view of it (Node::name), not a copy.
 Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward);
 /// The same, saying what the backward reads. With Saves::nothing the node survives a backward
 /// without retain_graph and its inputs may change in place afterwards, as in PyTorch
@@ -138,7 +139,8 @@ Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, std::vec
 
 /// `out`, the result of the op of ops.hpp that a composite (split, a stepped slice, ...) applied to
 /// `from`, with its node renamed `name`, as PyTorch names the composite's ("SplitBackward0"). Only
-/// a node of out's own is renamed, never from's (an op may return its input as it is). Returns out.
+/// a node of out's own is renamed, never from's (an op may return its input as it is). `name` is a
+/// string literal, as for record. Returns out.
 Tensor named_as(Tensor out, const Tensor& from, const char* name);
 
 /// The same data under a new, unrecorded handle: what a backward lambda captures when it needs

@@ -19,6 +19,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -356,7 +357,9 @@ struct Node {
   using BackwardFn =
       std::function<std::vector<Tensor>(const Tensor& grad, const std::vector<Tensor>& inputs)>;
 
-  std::string name;            ///< "MulBackward0", as PyTorch names it
+  /// "MulBackward0", as PyTorch names it: a view of the string literal the op passed to
+  /// detail::record, so that recording an op copies no name.
+  std::string_view name;
   std::vector<Tensor> inputs;  ///< the op's tensor inputs, in order
   BackwardFn backward;         ///< emptied after a backward() without retain_graph, if saves_tensors
   Shape output_shape;          ///< for error messages and graph drawing

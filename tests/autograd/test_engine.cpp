@@ -302,6 +302,17 @@ BOOST_AUTO_TEST_CASE(leaves_and_results_report_is_leaf_and_grad_fn) {
   BOOST_CHECK_THROW(zeros({2}, {.dtype = kInt64}).requires_grad_(), std::invalid_argument);
 }
 
+// Recording an op copies no name: every node of an op views the same characters, the literal the
+// op passed (a std::string per node had a buffer of its own, on the heap past 15 characters).
+BOOST_AUTO_TEST_CASE(nodes_of_one_op_share_their_name_rather_than_copy_it) {
+  const Tensor x = randn({4, 8}).requires_grad_();
+  const Tensor a = x.softmax(-1), b = (x * 2.0).softmax(-1);
+  BOOST_TEST(a.grad_fn()->name == "SoftmaxBackward0");
+  BOOST_TEST(a.grad_fn() != b.grad_fn());
+  BOOST_TEST(static_cast<const void*>(a.grad_fn()->name.data()) ==
+             static_cast<const void*>(b.grad_fn()->name.data()));
+}
+
 BOOST_AUTO_TEST_CASE(non_leaf_gradient_is_kept_only_with_retain_grad) {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor h = x * 3.0;
