@@ -195,8 +195,12 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
   const auto rows = static_cast<int64_t>(stats.size());
   const int64_t blocks = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
   dispatch_floating(x.dtype(), "layer_norm backward", [&]<typename T>() {
-    // each block's sums: [blocks, m] for the weight's, then [blocks, m] for the bias's
-    std::vector<T> block_sums((want_w || want_b) ? 2 * blocks * m : 0, T(0));
+    // each block's sums: [blocks, m] for the weight's, then [blocks, m] for the bias's, each row
+    // zeroed by the piece that fills it; from the block cache (64 KiB at the course's size), so a
+    // training loop allocates nothing here once it runs
+    Tensor block_sums =
+        want_w || want_b ? minigrad::detail::new_tensor({2 * blocks * m}, x.dtype()) : Tensor();
+    T* sums = block_sums.defined() ? block_sums.data_ptr<T>() : nullptr;
     T* out = sum_x ? sum_x->data_ptr<T>() : grad_x.defined() ? grad_x.data_ptr<T>() : nullptr;
     const std::vector<T> ones(w.defined() ? 0 : m, T(1));  // no weight: g_hat = grad
     const T *xs = x.data_ptr<T>(), *gs = grad.data_ptr<T>(),
@@ -204,16 +208,18 @@ std::vector<Tensor> layer_norm_backward(const Tensor& grad_out, const std::vecto
     const int64_t grain = std::max<int64_t>(1, minigrad::detail::grain_for(m) / kRowsPerBlock);
     minigrad::detail::parallel_for(blocks, grain, [&](int64_t first, int64_t last) {
       for (int64_t k = first; k < last; ++k) {
-        T* sw = want_w ? block_sums.data() + k * m : nullptr;
-        T* sb = want_b ? block_sums.data() + (blocks + k) * m : nullptr;
+        T* sw = want_w ? sums + k * m : nullptr;
+        T* sb = want_b ? sums + (blocks + k) * m : nullptr;
+        if (sw) std::fill_n(sw, m, T(0));
+        if (sb) std::fill_n(sb, m, T(0));
         layer_norm_backward_block(xs, gs, ws, stats, out, sum_x != nullptr, sw, sb, k * kRowsPerBlock,
                                   std::min(rows, (k + 1) * kRowsPerBlock), m);
       }
     });
     for (int64_t k = 0; k < blocks && (want_w || want_b); ++k)
       for (int64_t j = 0; j < m; ++j) {
-        sum_w[j] += block_sums[k * m + j];
-        sum_b[j] += block_sums[(blocks + k) * m + j];
+        if (want_w) sum_w[j] += sums[k * m + j];
+        if (want_b) sum_b[j] += sums[(blocks + k) * m + j];
       }
   });
   auto as_tensor = [](bool wanted, const std::vector<double>& v, const Tensor& like) {
