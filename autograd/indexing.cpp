@@ -21,7 +21,8 @@ namespace {
 /// indexing with one tensor. Moves dim d to the front, picks there, moves the picked dims back.
 Tensor index_along(const Tensor& a, int64_t d, const Tensor& idx) {
   // PyTorch records a 0-d index as a select, and any other as an index
-  const char* name = idx.dim() == 0 ? "SelectBackward0" : "IndexBackward0";
+  const detail::OpName name =
+      idx.dim() == 0 ? detail::OpName("SelectBackward0") : detail::OpName("IndexBackward0");
   if (d == 0) return detail::named_as(minigrad::index(a, idx), a, name);
   std::vector<int64_t> order{d};
   for (int64_t k = 0; k < a.dim(); ++k) {
@@ -93,7 +94,7 @@ namespace {
 
 // The pieces of dim d of the given sizes (checked), each node named `name`.
 std::vector<Tensor> pieces_of(const Tensor& a, const std::vector<int64_t>& sizes, int64_t d,
-                              const char* name) {
+                              detail::OpName name) {
   std::vector<Tensor> pieces;
   int64_t start = 0;
   for (int64_t size : sizes) {

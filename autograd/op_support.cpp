@@ -53,17 +53,17 @@ namespace {
 
 // Records the node (see record in op_support.hpp): reads[i] says whether the backward reads input
 // i's data; saves_tensors whether it reads any data at all (Node::saves_tensors).
-Tensor record_node(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
+Tensor record_node(Tensor out, OpName name, std::vector<Tensor> inputs, std::vector<bool> reads,
                    bool saves_tensors, Node::BackwardFn backward) {
   if (!is_grad_enabled()) return out;
-  check(reads.size() == inputs.size(), "record: ", name, " says what it reads of ", reads.size(),
+  check(reads.size() == inputs.size(), "record: ", name.text, " says what it reads of ", reads.size(),
         " inputs, not ", inputs.size());
   std::vector<bool> input_requires_grad;  // the edges of the node: PyTorch makes them now
   for (const Tensor& input : inputs) input_requires_grad.push_back(input.defined() && input.requires_grad());
   if (std::ranges::find(input_requires_grad, true) == input_requires_grad.end()) return out;
 
   auto node = std::make_shared<Node>();
-  node->name = name;
+  node->name = name.text;
   node->inputs = std::move(inputs);
   node->backward = std::move(backward);
   node->output_shape = out.shape();
@@ -92,24 +92,23 @@ Tensor record_node(Tensor out, const char* name, std::vector<Tensor> inputs, std
 
 }  // namespace
 
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward) {
+Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, Node::BackwardFn backward) {
   return record(std::move(out), name, std::move(inputs), Saves::tensors, std::move(backward));
 }
 
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
-              Node::BackwardFn backward) {
+Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, Saves saves, Node::BackwardFn backward) {
   std::vector<bool> reads(inputs.size(), saves == Saves::tensors);
   return record_node(std::move(out), name, std::move(inputs), std::move(reads), saves == Saves::tensors,
                      std::move(backward));
 }
 
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
+Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, std::vector<bool> reads,
               Node::BackwardFn backward) {
   return record_node(std::move(out), name, std::move(inputs), std::move(reads), true, std::move(backward));
 }
 
-Tensor named_as(Tensor out, const Tensor& from, const char* name) {
-  if (const auto node = out.grad_fn(); node && node != from.grad_fn()) node->name = name;
+Tensor named_as(Tensor out, const Tensor& from, OpName name) {
+  if (const auto node = out.grad_fn(); node && node != from.grad_fn()) node->name = name.text;
   return out;
 }
 

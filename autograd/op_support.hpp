@@ -120,28 +120,33 @@ std::vector<int64_t> contiguous_strides(const Shape& shape);
 /// sum, reshape, cat, ...: PyTorch saves no tensor for them either).
 enum class Saves { tensors, nothing };
 
+/// A node's name, "MulBackward0": made only from a string literal (the constructor runs at compile
+/// time), since the node keeps a view of those characters (Node::name), never a copy. A name
+/// built at run time (a std::string's c_str(), a buffer) does not compile.
+struct OpName {
+  consteval OpName(const char* literal) : text(literal) {}  // NOLINT: implicit, from a literal
+  const char* text;                                         ///< the literal
+};
+
 /// Records `out` as the result of op `name` when grad mode is on and some input requires grad:
 /// out gets requires_grad and a grad_fn holding the inputs and the backward function.
-/// Returns `out` either way. `name` must be a string literal ("MulBackward0"): the node keeps a
-/// view of it (Node::name), not a copy.
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Node::BackwardFn backward);
+/// Returns `out` either way.
+Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, Node::BackwardFn backward);
 /// The same, saying what the backward reads. With Saves::nothing the node survives a backward
 /// without retain_graph and its inputs may change in place afterwards, as in PyTorch
 /// (Node::saves_tensors).
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, Saves saves,
-              Node::BackwardFn backward);
+Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, Saves saves, Node::BackwardFn backward);
 /// The same, saying per input whether the backward reads its data (true) or only its shape,
 /// dtype and whether it requires grad (false); what the backward captured itself, such as an
 /// alias of the output (detail::saved), it reads too. An input no backward reads has its data
 /// freed once only the graph holds it, and is not checked for in-place changes.
-Tensor record(Tensor out, const char* name, std::vector<Tensor> inputs, std::vector<bool> reads,
+Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, std::vector<bool> reads,
               Node::BackwardFn backward);
 
 /// `out`, the result of the op of ops.hpp that a composite (split, a stepped slice, ...) applied to
 /// `from`, with its node renamed `name`, as PyTorch names the composite's ("SplitBackward0"). Only
-/// a node of out's own is renamed, never from's (an op may return its input as it is). `name` is a
-/// string literal, as for record. Returns out.
-Tensor named_as(Tensor out, const Tensor& from, const char* name);
+/// a node of out's own is renamed, never from's (an op may return its input as it is). Returns out.
+Tensor named_as(Tensor out, const Tensor& from, OpName name);
 
 /// The same data under a new, unrecorded handle: what a backward lambda captures when it needs
 /// an op's output (never the output itself, which would own the node that owns the lambda).

@@ -110,7 +110,7 @@ void add_rows(Tensor dst, int64_t dim, const std::vector<int64_t>& rows, const T
 /// pick_rows recorded as `name`: the backward adds grad back into zeros of a's shape (skipping
 /// the row `skip`).
 Tensor picked(const Tensor& a, int64_t dim, std::vector<int64_t> rows, const Shape& out_shape,
-              const char* name, std::optional<int64_t> skip = std::nullopt) {
+              detail::OpName name, std::optional<int64_t> skip = std::nullopt) {
   Tensor out = pick_rows(a, dim, rows, out_shape);
   const Shape input_shape = a.shape();
   return record(out, name, {a},
@@ -362,7 +362,7 @@ Tensor triangle_kernel(const Tensor& a, Keep keep) {
   return out;
 }
 
-Tensor triangle(const Tensor& a, int64_t diagonal, bool lower, const char* op, const char* name) {
+Tensor triangle(const Tensor& a, int64_t diagonal, bool lower, const char* op, detail::OpName name) {
   check_defined(a, op);
   check(a.dim() >= 2, op, ": expects a tensor with at least 2 dims (a matrix or a batch of them), got shape ",
         a.shape());

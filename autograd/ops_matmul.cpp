@@ -106,14 +106,15 @@ bool used_once(const Plan& plan, const Shape& batch) {
 // The grad_fn name PyTorch 1.13 shows for each rank case: its batched cases end in a view; a 2-d
 // left operand folds b as b^T @ a^T and transposes the result back, cloned to be contiguous
 // unless it already is (a single row or column, or no element).
-const char* backward_name(const Tensor& a, const Tensor& b, const Tensor& out) {
+detail::OpName backward_name(const Tensor& a, const Tensor& b, const Tensor& out) {
   const int64_t a_dim = a.dim(), b_dim = b.dim();
   if (a_dim == 1 && b_dim == 1) return "DotBackward0";
   if (a_dim == 2 && b_dim == 1) return "MvBackward0";
   if (a_dim == 2 && b_dim == 2) return "MmBackward0";
   if (a_dim == 1 && b_dim == 2) return "SqueezeBackward3";
   if (a_dim == 2)
-    return a.size(0) == 1 || b.size(-1) == 1 || out.numel() == 0 ? "TransposeBackward0" : "CloneBackward0";
+    return a.size(0) == 1 || b.size(-1) == 1 || out.numel() == 0 ? detail::OpName("TransposeBackward0")
+                                                                 : detail::OpName("CloneBackward0");
   return "UnsafeViewBackward0";
 }
 

@@ -185,7 +185,7 @@ Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
 }
 
 /// sum over `lanes`, recorded: grad_a = grad copied to every element of its lane.
-Tensor sum_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, const char* node) {
+Tensor sum_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, detail::OpName node) {
   Tensor out = sum_lanes(a, lanes, out_shape);
   return detail::record(
       out, node, {a}, detail::Saves::nothing, [lanes](const Tensor& grad, const std::vector<Tensor>& inputs) {
@@ -195,7 +195,7 @@ Tensor sum_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, con
 
 /// mean over `lanes`, recorded: the lane sums divided by n (0 / 0 = nan for an empty lane, as
 /// PyTorch); grad_a = grad / n copied to every element of its lane.
-Tensor mean_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, const char* node) {
+Tensor mean_impl(const Tensor& a, const Lanes& lanes, const Shape& out_shape, detail::OpName node) {
   check(a.is_floating_point(), "mean: expected a floating-point tensor, got ", dtype_name(a.dtype()),
         " (convert it first, e.g. x.to(kFloat32).mean())");
   Tensor out = sum_lanes(a, lanes, out_shape);
@@ -304,7 +304,7 @@ Tensor scatter_to_positions(const Tensor& grad, const Tensor& x, const Lanes& la
 
 /// max() / min() over all elements -> 0-d;  grad_a = grad shared evenly among the tied extremes.
 template <Extreme E>
-Tensor extreme_all(const Tensor& a, const char* node) {
+Tensor extreme_all(const Tensor& a, detail::OpName node) {
   const char* op = name_of(E);
   detail::check_defined(a, op);
   const Lanes lanes = one_lane(a);
@@ -318,7 +318,7 @@ Tensor extreme_all(const Tensor& a, const char* node) {
 /// max(dim) / min(dim) -> (values, indices);  grad_a = grad at the returned index (the first one
 /// on ties), 0 elsewhere.
 template <Extreme E>
-std::tuple<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim, const char* node) {
+std::tuple<Tensor, Tensor> extreme_dim(const Tensor& a, int64_t dim, bool keepdim, detail::OpName node) {
   const char* op = name_of(E);
   const DimReduction r = reduce_dim(a, dim, keepdim, op);
   Tensor indices = extreme_positions<E>(a, r.lanes, r.out_shape, r.dim, op);
@@ -444,7 +444,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim) {
   dispatch_floating(a.dtype(), op, [&]<typename T>() {
     if (a.numel() > 0) softmax_lanes<Log>(a.data_ptr<T>(), out.data_ptr<T>(), r.lanes);
   });
-  const char* node = Log ? "LogSoftmaxBackward0" : "SoftmaxBackward0";
+  constexpr detail::OpName node = Log ? "LogSoftmaxBackward0" : "SoftmaxBackward0";
   auto backward = [lanes = r.lanes, result = detail::saved(out)](const Tensor& grad,
                                                                  const std::vector<Tensor>&) {
     return std::vector<Tensor>{softmax_backward<Log>(grad, result, lanes)};

@@ -154,7 +154,7 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
 // ---- recorded building blocks --------------------------------------------------------------------
 
 /// `a` under a new shape with as many elements, sharing its storage; recorded as `name`.
-Tensor reshaped(const Tensor& a, const Shape& shape, const char* name) {
+Tensor reshaped(const Tensor& a, const Shape& shape, detail::OpName name) {
   const Shape input_shape = a.shape();
   return record(with_shape(a, shape), name, {a}, detail::Saves::nothing,
                 [input_shape](const Tensor& grad, const std::vector<Tensor>&) {
@@ -163,7 +163,7 @@ Tensor reshaped(const Tensor& a, const Shape& shape, const char* name) {
 }
 
 /// a's dims reordered by `dims` (already checked); the backward reorders grad by the inverse.
-Tensor permuted(const Tensor& a, const std::vector<int64_t>& dims, const char* name) {
+Tensor permuted(const Tensor& a, const std::vector<int64_t>& dims, detail::OpName name) {
   std::vector<int64_t> inverse(dims.size());
   for (size_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = static_cast<int64_t>(i);
   return record(permuted_copy(a, dims), name, {a}, detail::Saves::nothing,
@@ -173,7 +173,7 @@ Tensor permuted(const Tensor& a, const std::vector<int64_t>& dims, const char* n
 }
 
 /// Dims dim0 and dim1 of `a` swapped; `op` names the caller in range errors.
-Tensor swapped(const Tensor& a, int64_t dim0, int64_t dim1, const char* op, const char* name) {
+Tensor swapped(const Tensor& a, int64_t dim0, int64_t dim1, const char* op, detail::OpName name) {
   const int64_t d0 = normalize_dim(dim0, a.shape(), op), d1 = normalize_dim(dim1, a.shape(), op);
   std::vector<int64_t> dims(a.shape().size());
   std::iota(dims.begin(), dims.end(), 0);
@@ -184,7 +184,7 @@ Tensor swapped(const Tensor& a, int64_t dim0, int64_t dim1, const char* op, cons
 /// The entries start, ..., start + length - 1 of a along dim, given the shape `out_shape` (the
 /// narrowed shape for slice; without the dim for select). The backward puts grad back into zeros.
 Tensor narrowed(const Tensor& a, int64_t dim, int64_t start, int64_t length, const Shape& out_shape,
-                const char* name) {
+                detail::OpName name) {
   const Tensor part = narrow(a, dim, start, length);
   const Shape part_shape = part.shape(), input_shape = a.shape();
   auto backward = [part_shape, input_shape, dim, start](const Tensor& grad, const std::vector<Tensor>&) {

@@ -357,8 +357,8 @@ struct Node {
   using BackwardFn =
       std::function<std::vector<Tensor>(const Tensor& grad, const std::vector<Tensor>& inputs)>;
 
-  /// "MulBackward0", as PyTorch names it: a view of the string literal the op passed to
-  /// detail::record, so that recording an op copies no name.
+  /// "MulBackward0", as PyTorch names it: a view of the literal the op gave detail::record
+  /// (detail::OpName), so that recording an op copies no name; assign only a string literal.
   std::string_view name;
   std::vector<Tensor> inputs;  ///< the op's tensor inputs, in order
   BackwardFn backward;         ///< emptied after a backward() without retain_graph, if saves_tensors

@@ -109,7 +109,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   });
 
   // One node for the whole addmm (PyTorch names its 2-d case AddmmBackward0, MmBackward0 without bias).
-  const char* name = bias.defined() ? "AddmmBackward0" : "MmBackward0";
+  using minigrad::detail::OpName;
+  const OpName name = bias.defined() ? OpName("AddmmBackward0") : OpName("MmBackward0");
   Tensor rows_out = minigrad::detail::record(out, name, {input, weight, bias},
                                              [rows](const Tensor& grad, const std::vector<Tensor>& inputs) {
                                                return linear_backward(grad, inputs, rows);
@@ -121,8 +122,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   // grad_fn: a view of an addmm for 3-d input with a bias, matmul then add for 1-d and 4-d and
   // more, matmul alone without a bias. The view node takes that name, so a printed result and the
   // top of the graph read as PyTorch's (tests/autograd/test_grad_fn_names.cpp).
-  const char* top = bias.defined() ? (input.dim() == 3 ? "ViewBackward0" : "AddBackward0")
-                                   : (input.dim() == 1 ? "SqueezeBackward3" : "UnsafeViewBackward0");
+  const OpName top = bias.defined()
+                         ? (input.dim() == 3 ? OpName("ViewBackward0") : OpName("AddBackward0"))
+                         : (input.dim() == 1 ? OpName("SqueezeBackward3") : OpName("UnsafeViewBackward0"));
   Tensor viewed;
   {
     NoGradGuard no_grad;
