@@ -444,7 +444,8 @@ Tensor softmax_impl(const Tensor& a, int64_t dim) {
   dispatch_floating(a.dtype(), op, [&]<typename T>() {
     if (a.numel() > 0) softmax_lanes<Log>(a.data_ptr<T>(), out.data_ptr<T>(), r.lanes);
   });
-  constexpr detail::OpName node = Log ? "LogSoftmaxBackward0" : "SoftmaxBackward0";
+  const detail::OpName node =
+      Log ? detail::OpName("LogSoftmaxBackward0") : detail::OpName("SoftmaxBackward0");
   auto backward = [lanes = r.lanes, result = detail::saved(out)](const Tensor& grad,
                                                                  const std::vector<Tensor>&) {
     return std::vector<Tensor>{softmax_backward<Log>(grad, result, lanes)};
