@@ -74,9 +74,9 @@ void check_versions(const Node& node) {
     if (counter == nullptr || *counter == expected) continue;
     const std::string which =
         i < node.inputs.size()
-            ? detail::concat("input ", i, " of ", node.name, " [", dtype_name(node.inputs[i].dtype()), " ",
+            ? detail::concat("input ", i, " of ", node.name(), " [", dtype_name(node.inputs[i].dtype()), " ",
                              node.inputs[i].shape(), "]")
-            : detail::concat("the output of ", node.name, " [shape ", node.output_shape, "]");
+            : detail::concat("the output of ", node.name(), " [shape ", node.output_shape, "]");
     throw std::runtime_error(detail::concat(
         "backward: one of the variables needed for gradient computation has been modified by an inplace "
         "operation: ",
@@ -180,7 +180,7 @@ void backward_step(TensorImpl& tensor, Tensor& grad, std::unordered_map<TensorIm
   check<std::runtime_error>(static_cast<bool>(node->backward),
                             "backward: trying to backward through the graph "
                             "a second time (through ",
-                            node->name,
+                            node->name(),
                             "); its saved data was freed by the first "
                             "backward. Pass retain_graph = true to the first call if you need to do this.");
   check_versions(*node);
@@ -252,7 +252,7 @@ RemovableHandle Tensor::register_post_accumulate_grad_hook(PostAccumulateGradHoo
     throw std::runtime_error(
         detail::concat("register_post_accumulate_grad_hook: post accumulate grad hooks cannot be "
                        "registered on non-leaf tensors (this one was made by ",
-                       grad_fn()->name, ")"));
+                       grad_fn()->name(), ")"));
   static std::atomic<int64_t> next_id = 0;
   const int64_t id = next_id++;
   impl_->post_accumulate_grad_hooks.emplace_back(id, std::move(hook));

@@ -63,7 +63,7 @@ Tensor record_node(Tensor out, OpName name, std::vector<Tensor> inputs, std::vec
   if (std::ranges::find(input_requires_grad, true) == input_requires_grad.end()) return out;
 
   auto node = std::make_shared<Node>();
-  node->name = name.text;
+  node->set_name(name);
   node->inputs = std::move(inputs);
   node->backward = std::move(backward);
   node->output_shape = out.shape();
@@ -108,7 +108,7 @@ Tensor record(Tensor out, OpName name, std::vector<Tensor> inputs, std::vector<b
 }
 
 Tensor named_as(Tensor out, const Tensor& from, OpName name) {
-  if (const auto node = out.grad_fn(); node && node != from.grad_fn()) node->name = name.text;
+  if (const auto node = out.grad_fn(); node && node != from.grad_fn()) node->set_name(name);
   return out;
 }
 

@@ -120,14 +120,6 @@ std::vector<int64_t> contiguous_strides(const Shape& shape);
 /// sum, reshape, cat, ...: PyTorch saves no tensor for them either).
 enum class Saves { tensors, nothing };
 
-/// A node's name, "MulBackward0": made only from a string literal (the constructor runs at compile
-/// time), since the node keeps a view of those characters (Node::name), never a copy. A name
-/// built at run time (a std::string's c_str(), a buffer) does not compile.
-struct OpName {
-  consteval OpName(const char* literal) : text(literal) {}  // NOLINT: implicit, from a literal
-  const char* text;                                         ///< the literal
-};
-
 /// Records `out` as the result of op `name` when grad mode is on and some input requires grad:
 /// out gets requires_grad and a grad_fn holding the inputs and the backward function.
 /// Returns `out` either way.

@@ -80,7 +80,7 @@ void check_inplace(const Tensor& self, const char* op) {
   check<std::runtime_error>(!self.is_leaf(), op,
                             ": a leaf tensor that requires grad cannot be changed in place "
                             "while grad mode is on (wrap the update in NoGradGuard)");
-  check<std::runtime_error>(false, op, ": the result of ", self.grad_fn()->name, " (shape ", self.shape(),
+  check<std::runtime_error>(false, op, ": the result of ", self.grad_fn()->name(), " (shape ", self.shape(),
                             ") requires grad and cannot be changed in place: in-place changes are not "
                             "recorded, so backward would miss it. Compute a new tensor instead (y = x * 2, "
                             "not x.mul_(2)), or detach() it first");
@@ -147,7 +147,7 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
 void TensorImpl::data_freed() const {
   throw std::runtime_error(
       detail::concat("the data of this ", to_string(shape), " tensor was freed: only the graph held it",
-                     grad_fn ? " (made by " + std::string(grad_fn->name) + ")" : std::string(),
+                     grad_fn ? " (made by " + std::string(grad_fn->name()) + ")" : std::string(),
                      ", and no backward reads it"));
 }
 
@@ -218,7 +218,7 @@ std::shared_ptr<Node> Tensor::grad_fn() const { return impl_of(*this).grad_fn; }
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   impl_of(*this);  // first: the message below reads impl_
   check(is_leaf(), "requires_grad_: only leaf tensors can change requires_grad (this one was made by ",
-        impl_->grad_fn ? impl_->grad_fn->name : std::string_view("an op"), "); use detach() first");
+        impl_->grad_fn ? impl_->grad_fn->name() : std::string_view("an op"), "); use detach() first");
   check(!requires_grad || is_floating_point(),
         "requires_grad_: only floating-point tensors can require "
         "gradients, this one is ",

@@ -348,6 +348,16 @@ struct TensorImpl {
   [[noreturn]] void data_freed() const;
 };
 
+namespace detail {
+/// A node's name, "MulBackward0": made only from a string literal (the constructor runs at compile
+/// time), since the node keeps a view of those characters (Node::name), never a copy. A name
+/// built at run time (a std::string's c_str(), a buffer) does not compile.
+struct OpName {
+  consteval OpName(const char* literal) : text(literal) {}  // NOLINT: implicit, from a literal
+  const char* text;                                         ///< the literal
+};
+}  // namespace detail
+
 /// One recorded op in the graph (PyTorch's `grad_fn`, e.g. `MulBackward0`).
 /// `backward` gets the gradient of the op's output and the op's inputs, and returns one gradient
 /// per input (undefined where the input does not require grad). It captures only saved data it
@@ -357,9 +367,12 @@ struct Node {
   using BackwardFn =
       std::function<std::vector<Tensor>(const Tensor& grad, const std::vector<Tensor>& inputs)>;
 
-  /// "MulBackward0", as PyTorch names it: a view of the literal the op gave detail::record
-  /// (detail::OpName), so that recording an op copies no name; assign only a string literal.
-  std::string_view name;
+  /// "MulBackward0", as PyTorch names it (`grad_fn.name()`): a view of the literal the op gave
+  /// detail::record, so that recording an op copies no name.
+  std::string_view name() const { return name_; }
+  /// Names the node (detail::record, detail::named_as): only from a string literal (OpName), which
+  /// outlives every node.
+  void set_name(detail::OpName name) { name_ = name.text; }
   std::vector<Tensor> inputs;  ///< the op's tensor inputs, in order
   BackwardFn backward;         ///< emptied after a backward() without retain_graph, if saves_tensors
   Shape output_shape;          ///< for error messages and graph drawing
@@ -391,6 +404,9 @@ struct Node {
   /// (chains, residual connections, an input used twice) cannot overflow the stack with nested
   /// destructor calls.
   ~Node();
+
+ private:
+  std::string_view name_;
 };
 
 // ---- grad mode -------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr, std::string name)
     check(p.is_floating_point(), name_, ": parameter ", i, " (shape ", p.shape(), ") is ",
           dtype_name(p.dtype()), "; only float32 and float64 tensors can be optimized");
     check(p.is_leaf(), name_, ": parameter ", i, " (shape ", p.shape(),
-          ") is not a leaf (it was computed by ", p.is_leaf() ? "" : p.grad_fn()->name,
+          ") is not a leaf (it was computed by ", p.is_leaf() ? "" : p.grad_fn()->name(),
           "); optimize the tensors it was computed from");
     for (size_t j = 0; j < i; ++j) {
       check(params_[j].impl() != p.impl(), name_, ": parameter ", i, " is the same tensor as parameter ", j,

@@ -61,7 +61,7 @@ void check_backward_result(const Node& node, const std::vector<Tensor>& grads) {
                                   ? "unknown: it ran before anomaly detection was turned on (run the forward "
                                     "inside the DetectAnomalyGuard too)"
                                   : node.forward_trace;
-    throw std::runtime_error(concat("Function '", node.name, "' returned ", kind, " values in its ", i,
+    throw std::runtime_error(concat("Function '", node.name(), "' returned ", kind, " values in its ", i,
                                     "th output. Forward call that created it (output shape ",
                                     node.output_shape, "): ", where, "."));
   }

@@ -52,7 +52,7 @@ std::string summary(const char* what, const Tensor& t) {
 // The first line of a box: the op and its output shape, or the leaf's name and shape.
 std::string headline(const Tensor& t, const std::string* name) {
   const Node* node = t.grad_fn().get();
-  if (node) return std::string(node->name) + " " + to_string(t.shape()) + (name ? "\n" + *name : "");
+  if (node) return std::string(node->name()) + " " + to_string(t.shape()) + (name ? "\n" + *name : "");
   if (name) return *name + " " + to_string(t.shape());
   if (t.dim() == 0 && !t.requires_grad()) {  // a number written in the code: `x * 0.5`
     char buffer[64];

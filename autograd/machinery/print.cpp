@@ -198,7 +198,7 @@ std::vector<std::string> suffixes(const Tensor& t) {
   if (names_dtype) out.push_back("dtype=torch." + dtype_name(t.dtype()));
 
   if (t.grad_fn()) {
-    out.push_back("grad_fn=<" + std::string(t.grad_fn()->name) + ">");
+    out.push_back("grad_fn=<" + std::string(t.grad_fn()->name()) + ">");
   } else if (t.requires_grad()) {
     out.push_back("requires_grad=True");
   }

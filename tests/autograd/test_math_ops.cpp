@@ -99,7 +99,7 @@ void replay(const json& c) {
   if (!c.contains("grad_fn")) return;
 
   BOOST_TEST_REQUIRE(outputs[0].grad_fn() != nullptr, name << ": no grad_fn");
-  BOOST_TEST(outputs[0].grad_fn()->name == c["grad_fn"].get<std::string>(), name);
+  BOOST_TEST(outputs[0].grad_fn()->name() == c["grad_fn"].get<std::string>(), name);
   const Tensor v = nn_test::from_json(c["cotangent"], outputs[0].shape(), outputs[0].dtype());
   (outputs[0] * v).sum().backward();
   for (size_t i = 0; i < inputs.size(); ++i) {

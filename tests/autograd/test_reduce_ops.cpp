@@ -336,16 +336,16 @@ BOOST_AUTO_TEST_CASE(max_over_a_dim_sends_the_gradient_to_the_returned_index) {
 
 BOOST_AUTO_TEST_CASE(reductions_record_pytorchs_node_names) {
   Tensor x = ones({2, 3}).requires_grad_();
-  BOOST_TEST(x.sum().grad_fn()->name == "SumBackward0");
-  BOOST_TEST(x.sum(1).grad_fn()->name == "SumBackward1");
-  BOOST_TEST(x.mean().grad_fn()->name == "MeanBackward0");
-  BOOST_TEST(x.mean(1).grad_fn()->name == "MeanBackward1");
-  BOOST_TEST(x.max().grad_fn()->name == "MaxBackward1");
-  BOOST_TEST(std::get<0>(x.max(1)).grad_fn()->name == "MaxBackward0");
-  BOOST_TEST(x.min().grad_fn()->name == "MinBackward1");
-  BOOST_TEST(std::get<0>(x.min(1)).grad_fn()->name == "MinBackward0");
-  BOOST_TEST(x.softmax(1).grad_fn()->name == "SoftmaxBackward0");
-  BOOST_TEST(x.log_softmax(1).grad_fn()->name == "LogSoftmaxBackward0");
+  BOOST_TEST(x.sum().grad_fn()->name() == "SumBackward0");
+  BOOST_TEST(x.sum(1).grad_fn()->name() == "SumBackward1");
+  BOOST_TEST(x.mean().grad_fn()->name() == "MeanBackward0");
+  BOOST_TEST(x.mean(1).grad_fn()->name() == "MeanBackward1");
+  BOOST_TEST(x.max().grad_fn()->name() == "MaxBackward1");
+  BOOST_TEST(std::get<0>(x.max(1)).grad_fn()->name() == "MaxBackward0");
+  BOOST_TEST(x.min().grad_fn()->name() == "MinBackward1");
+  BOOST_TEST(std::get<0>(x.min(1)).grad_fn()->name() == "MinBackward0");
+  BOOST_TEST(x.softmax(1).grad_fn()->name() == "SoftmaxBackward0");
+  BOOST_TEST(x.log_softmax(1).grad_fn()->name() == "LogSoftmaxBackward0");
   BOOST_TEST(!std::get<1>(x.max(1)).requires_grad());  // indices carry no gradient
   BOOST_TEST(!x.argmax(1).requires_grad());
 }

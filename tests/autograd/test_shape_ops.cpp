@@ -421,7 +421,7 @@ BOOST_AUTO_TEST_CASE(each_op_records_pytorchs_grad_fn_name) {
   for (const auto& [out, name] : cases) {
     BOOST_TEST(out.requires_grad());
     BOOST_TEST(!out.is_leaf());
-    BOOST_TEST(out.grad_fn()->name == name);
+    BOOST_TEST(out.grad_fn()->name() == name);
   }
   BOOST_TEST(reshape(matrix(), {6}).is_leaf());  // nothing requires grad: nothing recorded
   // flatten over a single dim merges nothing: PyTorch returns the tensor itself, no new node.

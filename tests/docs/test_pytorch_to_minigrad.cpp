@@ -308,7 +308,7 @@ BOOST_AUTO_TEST_CASE(autograd_spellings_run) {
   BOOST_TEST(w.grad().equal(full({3}, 3.0)));
   BOOST_TEST(y.grad().equal(ones({3})));
   BOOST_TEST((w.is_leaf() && !y.is_leaf()));
-  BOOST_TEST(y.grad_fn()->name == "MulBackward0");
+  BOOST_TEST(y.grad_fn()->name() == "MulBackward0");
 
   w.set_grad(Tensor());
   Tensor loss = (w * w).sum();  // d loss / dw = 2 w

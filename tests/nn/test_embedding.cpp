@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(a_bigram_lookup_gives_B_T_C_logits_and_adds_up_repeated_ids
   const Tensor idx = tensor(std::vector<int64_t>{1, 1, 4, 0, 1, 2}, {2, 3});
   const Tensor logits = table(idx);
   BOOST_TEST(logits.shape() == Shape({2, 3, 5}));
-  BOOST_TEST(logits.grad_fn()->name == "EmbeddingBackward0");
+  BOOST_TEST(logits.grad_fn()->name() == "EmbeddingBackward0");
   BOOST_TEST(logits[1][2].equal(table.weight[2]));
   BOOST_TEST(F::embedding(idx, table.weight).equal(logits));
   logits.sum().backward();

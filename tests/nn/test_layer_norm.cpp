@@ -41,7 +41,7 @@ void replay(const json& c) {
   const double tol = dtype == kFloat32 ? 1e-5 : 1e-12;
   check_close(out, c["outputs"][0]["values"], tol, name + " output", tol);
   BOOST_TEST_REQUIRE(out.grad_fn() != nullptr);
-  BOOST_TEST(out.grad_fn()->name == c["grad_fn"].get<std::string>());
+  BOOST_TEST(out.grad_fn()->name() == c["grad_fn"].get<std::string>());
   (out * nn_test::from_json(c["cotangent"], out.shape(), dtype)).sum().backward();
   for (size_t i = 0; i < in.size(); ++i)
     check_close(in[i].grad(), c["grads"][i], tol * 10, name + " grad of input " + std::to_string(i),

@@ -82,8 +82,8 @@ BOOST_AUTO_TEST_CASE(linear_backward_matches_finite_differences) {
 
 BOOST_AUTO_TEST_CASE(linear_records_pytorch_grad_fn_names) {
   const Tensor w = ones({2, 3}, {.requires_grad = true});
-  BOOST_TEST(F::linear(ones({4, 3}), w, zeros({2})).grad_fn()->name == "AddmmBackward0");
-  BOOST_TEST(F::linear(ones({4, 3}), w).grad_fn()->name == "MmBackward0");
+  BOOST_TEST(F::linear(ones({4, 3}), w, zeros({2})).grad_fn()->name() == "AddmmBackward0");
+  BOOST_TEST(F::linear(ones({4, 3}), w).grad_fn()->name() == "MmBackward0");
   BOOST_TEST(F::linear(ones({4, 3}), ones({2, 3})).grad_fn() == nullptr);  // nothing requires grad
 }
 

@@ -312,10 +312,10 @@ BOOST_AUTO_TEST_CASE(binary_cross_entropy_with_logits_of_an_infinite_target_give
 BOOST_AUTO_TEST_CASE(loss_nodes_carry_pytorchs_names) {
   Tensor logits = zeros({2, 3}, {.requires_grad = true});
   const Tensor target = tensor(std::vector<int64_t>{0, 1}, {2});
-  BOOST_TEST(F::cross_entropy(logits, target).grad_fn()->name == "NllLossBackward0");
-  BOOST_TEST(F::cross_entropy(logits, target, {.label_smoothing = 0.1}).grad_fn()->name == "AddBackward0");
-  BOOST_TEST(F::nll_loss(logits, target).grad_fn()->name == "NllLossBackward0");
-  BOOST_TEST(F::binary_cross_entropy_with_logits(logits, zeros({2, 3})).grad_fn()->name ==
+  BOOST_TEST(F::cross_entropy(logits, target).grad_fn()->name() == "NllLossBackward0");
+  BOOST_TEST(F::cross_entropy(logits, target, {.label_smoothing = 0.1}).grad_fn()->name() == "AddBackward0");
+  BOOST_TEST(F::nll_loss(logits, target).grad_fn()->name() == "NllLossBackward0");
+  BOOST_TEST(F::binary_cross_entropy_with_logits(logits, zeros({2, 3})).grad_fn()->name() ==
              "BinaryCrossEntropyWithLogitsBackward0");
 }
 
