@@ -88,6 +88,103 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
   return out;
 }
 
+// ---- writing into x[...] -------------------------------------------------------------------------------
+
+namespace {
+/// The flat offset into x's (contiguous) data of each element x.index(indices) reads, as int64 in
+/// the selection's shape. Built one dim of x at a time, from arange(size) * stride picked by that
+/// dim's entry, so it takes memory for the selection only. The entries must be valid for x.
+Tensor offsets_of(const Tensor& x, const std::vector<indexing::TensorIndex>& indices) {
+  using Kind = indexing::TensorIndex::Kind;
+  const std::vector<int64_t> strides = detail::contiguous_strides(x.shape());
+  int64_t named = 0;
+  for (const auto& entry : indices)
+    named += entry.kind() == Kind::Integer || entry.kind() == Kind::Slice || entry.kind() == Kind::Tensor;
+  Tensor offsets = zeros({}, {.dtype = kInt64});
+  int64_t k = 0;  // the dim of x the next entry names
+  // offsets gains the dims of `picked` (positions along dim k) after its own
+  const auto add = [&](const Tensor& picked) {
+    Shape shape = offsets.shape();
+    shape.resize(shape.size() + static_cast<size_t>(picked.dim()), 1);
+    offsets = offsets.reshape(shape) + picked * strides[static_cast<size_t>(k++)];
+  };
+  const auto positions = [&] { return arange(x.shape()[static_cast<size_t>(k)]); };
+  for (const auto& entry : indices) {
+    switch (entry.kind()) {
+      case Kind::Integer:
+        add(select(positions(), 0, entry.integer()));
+        break;
+      case Kind::None:
+        offsets = offsets.unsqueeze(-1);
+        break;
+      case Kind::Ellipsis:
+        for (int64_t n = x.dim() - named; n > 0; --n) add(positions());
+        break;
+      case Kind::Slice: {
+        const indexing::Slice& s = entry.slice();
+        add(slice(positions(), 0, s.start, s.stop, s.step.value_or(1)));
+        break;
+      }
+      case Kind::Tensor:
+        add(minigrad::index(positions(), entry.tensor()));
+        break;
+    }
+  }
+  while (k < x.dim()) add(positions());
+  return offsets;
+}
+}  // namespace
+
+Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values) {
+  detail::check_inplace(*this, "index_put_");
+  detail::check_defined(values, "index_put_");
+  check<std::runtime_error>(!is_grad_enabled() || !values.requires_grad(), "index_put_: the values (shape ",
+                            values.shape(),
+                            ") require grad, but in-place changes are not recorded, so backward would "
+                            "miss them; build the tensor with cat, stack or where instead, or detach() "
+                            "the values");
+  Shape target;
+  Tensor offsets;
+  {
+    NoGradGuard no_grad;
+    target = index(indices).shape();  // index's own checks, and its errors
+    offsets = offsets_of(*this, indices);
+  }
+  // As PyTorch, leading 1s of the values beyond the selection's dims are dropped: x[0] = ones(1, 3).
+  Tensor v = values;
+  while (v.dim() > static_cast<int64_t>(target.size()) && v.shape()[0] == 1) v = v.squeeze(0);
+  bool fits = v.dim() <= static_cast<int64_t>(target.size());
+  for (size_t i = 1; fits && i <= v.shape().size(); ++i) {
+    const int64_t from = v.shape()[v.shape().size() - i];
+    fits = from == 1 || from == target[target.size() - i];
+  }
+  check(fits, "index_put_: shape mismatch: value tensor of shape ", values.shape(),
+        " cannot be broadcast to indexing result of shape ", target);
+  v = v.to(dtype());
+  if (v.impl()->storage == impl_->storage) v = v.clone();  // x.index_put_({perm}, x) reads x as it was
+  dispatch(dtype(), [&]<typename T>() {
+    T* out = data_ptr<T>();
+    const T* in = v.data_ptr<T>();
+    const int64_t* at = offsets.data_ptr<int64_t>();
+    detail::for_each_broadcast(target, v.shape(), target,
+                               [&](int64_t, int64_t i_in, int64_t i_at) { out[at[i_at]] = in[i_in]; });
+  });
+  detail::bump_version(*this);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values) {
+  return index_put_(std::vector<indexing::TensorIndex>(indices), values);
+}
+
+Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value) {
+  return index_put_(indices, zeros({}, {.dtype = dtype()}).fill_(value));  // fill_'s conversion
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value) {
+  return index_put_(std::vector<indexing::TensorIndex>(indices), value);
+}
+
 // ---- cutting into pieces ------------------------------------------------------------------------------
 
 namespace {

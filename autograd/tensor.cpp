@@ -128,7 +128,7 @@ void Tensor::release_unread_data() noexcept {
     impl_->storage.reset();
 }
 
-Tensor& Tensor::operator=(const Tensor& other) {
+Tensor& Tensor::operator=(const Tensor& other) & {
   if (impl_ != other.impl_) {
     release_unread_data();
     impl_ = other.impl_;
@@ -136,7 +136,7 @@ Tensor& Tensor::operator=(const Tensor& other) {
   return *this;
 }
 
-Tensor& Tensor::operator=(Tensor&& other) noexcept {
+Tensor& Tensor::operator=(Tensor&& other) & noexcept {
   if (this != &other) {
     if (impl_ != other.impl_) release_unread_data();
     impl_ = std::move(other.impl_);

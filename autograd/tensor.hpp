@@ -94,9 +94,14 @@ class Tensor {
   /// This handle now names other's tensor. If it named an intermediate (a tensor an op made) of
   /// 64 KiB or more that only the graph still holds and that no backward reads, that tensor's data
   /// is freed (as when Python rebinds a name).
-  Tensor& operator=(const Tensor& other);
+  Tensor& operator=(const Tensor& other) &;
   /// The same, taking other's handle.
-  Tensor& operator=(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other) & noexcept;
+  /// No assignment to a temporary: `x[0] = v` or `x.index({...}) = v` would only rebind a copy of
+  /// the selection and leave x as it was. Write into x with `x.index_put_({0}, v)` instead.
+  Tensor& operator=(const Tensor& other) && = delete;
+  /// The same, for a moved value.
+  Tensor& operator=(Tensor&& other) && = delete;
   /// Drops the handle; frees the data as operator= does.
   ~Tensor() { release_unread_data(); }
 
@@ -238,6 +243,20 @@ class Tensor {
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   /// The same with the entries in a vector.
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// Python's `x[...] = values`, as libtorch's `Tensor::index_put_`: writes `values` into the
+  /// elements `index(indices)` selects, in place (index's entries, checks and errors; since index
+  /// returns a copy, `x[0] = v` would write into that copy, and does not compile). `values` is cast
+  /// to this dtype and broadcast to the selection's shape after its leading 1s are dropped, as
+  /// PyTorch's; a repeated tensor index keeps the last write. Throws std::invalid_argument when
+  /// the values do not broadcast, std::runtime_error on a tensor or values requiring grad in grad
+  /// mode (in-place ops are not recorded; see fill_).
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& values);
+  /// The same with the entries in a vector.
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& values);
+  /// `x[...] = 2.5`: every selected element set to the number.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value);
+  /// The same with the entries in a vector.
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value);
   /// Method spellings of the ops in autograd/ops.hpp, as PyTorch's Tensor methods: `x.sum(1)` is
   /// `sum(x, 1)`, `x.matmul(w)` is `matmul(x, w)`. Shapes, dtypes and errors are those of the free
   /// function of the same name.

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
-#include <vector>
 
 #include "autograd/ops.hpp"
 #include "autograd/ops_index.hpp"
@@ -40,18 +39,14 @@ int main() {
   Tensor x = randn({B, T, C});
   std::cout << x.shape() << "\n";
 
-  // version 1: for every position, the mean of the positions up to it. Python writes each
-  // average into xbow[b, t]; here the rows are collected and stacked into [B, T, C].
-  std::vector<Tensor> sequences;
-  for (int64_t batch = 0; batch < B; ++batch) {
-    std::vector<Tensor> rows;
+  // version 1: for every position, the mean of the positions up to it
+  Tensor xbow = zeros({B, T, C});
+  for (int64_t b = 0; b < B; ++b) {
     for (int64_t t = 0; t < T; ++t) {
-      Tensor xprev = x.index({batch, Slice(None, t + 1)});  // (t+1, C)
-      rows.push_back(mean(xprev, 0));
+      Tensor xprev = x.index({b, Slice(None, t + 1)});  // (t+1, C)
+      xbow.index_put_({b, t}, mean(xprev, 0));          // xbow[b, t] = torch.mean(xprev, 0)
     }
-    sequences.push_back(stack(rows));
   }
-  Tensor xbow = stack(sequences);
   std::cout << x[0] << "\n";
   std::cout << xbow[0] << "\n";
 

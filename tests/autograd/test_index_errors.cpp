@@ -115,6 +115,33 @@ BOOST_AUTO_TEST_CASE(index_rejects_bad_entry_lists) {
   BOOST_CHECK_EXCEPTION(m.index({i, i}), std::invalid_argument, message_has({"index", "one tensor"}));
 }
 
+BOOST_AUTO_TEST_CASE(index_put_rejects_values_that_do_not_broadcast_and_changes_that_autograd_would_miss) {
+  Tensor m = matrix();
+  BOOST_CHECK_EXCEPTION(
+      m.index_put_({0}, zeros({4}, {.dtype = kFloat64})), std::invalid_argument,
+      message_has({"index_put_", "value tensor of shape [4]", "indexing result of shape [3]"}));
+  BOOST_CHECK_EXCEPTION(m.index_put_({0}, zeros({2, 1, 3})), std::invalid_argument,
+                        message_has({"index_put_", "[2, 1, 3]", "[3]"}));
+  BOOST_CHECK_EXCEPTION(m.index_put_({5}, 1.0), std::out_of_range, message_has({"index 5", "[2, 3]"}));
+  BOOST_CHECK_EXCEPTION(m.index_put_({0, 0, 0}, 1.0), std::out_of_range, message_has({"too many indices"}));
+  BOOST_TEST(m.version() == 0);  // nothing written by a call that threw
+  BOOST_TEST(m.to_vector<double>() == matrix().to_vector<double>(), boost::test_tools::per_element());
+
+  Tensor leaf = zeros({3}, {.requires_grad = true});
+  BOOST_CHECK_EXCEPTION(leaf.index_put_({0}, 1.0), std::runtime_error, message_has({"index_put_", "leaf"}));
+  Tensor plain = zeros({3});
+  const Tensor v = ones({1}, {.requires_grad = true});
+  BOOST_CHECK_EXCEPTION(plain.index_put_({Slice(None, 1)}, v), std::runtime_error,
+                        message_has({"index_put_", "[1]", "require grad"}));
+  {
+    NoGradGuard no_grad;  // an update outside grad mode, as an optimizer's
+    leaf.index_put_({0}, 1.0);
+    plain.index_put_({Slice(None, 1)}, v);
+  }
+  BOOST_TEST(leaf.to_vector<double>() == Values({1, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(plain.to_vector<double>() == Values({1, 0, 0}), boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(split_and_chunk_reject_bad_sizes) {
   const Tensor x = zeros({5, 2});
   BOOST_CHECK_EXCEPTION(split(x, 0), std::invalid_argument, message_has({"split", "0", "size 5"}));

@@ -11,6 +11,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "autograd/autograd.hpp"
@@ -423,6 +424,95 @@ BOOST_AUTO_TEST_CASE(a_column_vector_literal_is_a_n_by_1_tensor) {
   BOOST_CHECK_EXCEPTION(tensor({{1}, 2}), std::invalid_argument, message_has({"tensor", "ragged"}));
   BOOST_CHECK_EXCEPTION(tensor({1, {2}}), std::invalid_argument, message_has({"tensor", "ragged"}));
 }
+
+// Python's x[...] = v (Tensor::index_put_) against what PyTorch's setitem wrote, case by case.
+BOOST_AUTO_TEST_CASE(index_put_writes_what_pytorchs_setitem_writes) {
+  using Put = std::function<void(Tensor & y, Inputs & x)>;
+  const std::map<std::string, Put> puts{
+      {"put_integers_row",
+       [](Tensor& y, Inputs& x) {
+         y.index_put_({0, 1}, x["v"]);
+       }},
+      {"put_slice_scalar",
+       [](Tensor& y, Inputs&) {
+         y.index_put_({Slice(), -1}, 7.5);
+       }},
+      {"put_ellipsis_step_broadcast",
+       [](Tensor& y, Inputs& x) {
+         y.index_put_({Ellipsis, Slice(None, None, 2)}, x["v"]);
+       }},
+      {"put_none_negative_stop",
+       [](Tensor& y, Inputs& x) {
+         y.index_put_({None, Slice(1, None), Slice(None, -1)}, x["v"]);
+       }},
+      {"put_clamped_bounds_zero",
+       [](Tensor& y, Inputs&) {
+         y.index_put_({Slice(-10, 2), Slice(3, 100)}, 0.0);
+       }},
+      {"put_integer_then_tensor",
+       [](Tensor& y, Inputs& x) {
+         y.index_put_({1, Slice(), longs({2, -1, 0, 1}, {2, 2})}, x["v"]);
+       }},
+      {"put_leading_ones_dropped", [](Tensor& y, Inputs& x) { y.index_put_({0}, x["v"]); }},
+      {"put_float_into_int64", [](Tensor& y, Inputs& x) { y.index_put_({1}, x["v"]); }},
+      {"put_whole_tensor", [](Tensor& y, Inputs& x) { y.index_put_({Ellipsis}, x["v"]); }},
+  };
+  size_t checked = 0;
+  for (const json& c : fixture_cases()) {
+    if (c.at("kind") != "index_put") continue;
+    const std::string name = c.at("name");
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST_REQUIRE(puts.contains(name), "no minigrad spelling for fixture case " << name);
+      Inputs inputs;
+      for (const auto& [key, record] : c.at("inputs").items()) inputs[key] = from_record(record);
+      Tensor y = inputs["x"].clone();
+      puts.at(name)(y, inputs);
+      const json& expected = c.at("outs")[0];
+      BOOST_TEST(y.shape() == expected.at("shape").get<Shape>());
+      BOOST_TEST(dtype_name(y.dtype()) == expected.at("dtype").get<std::string>());
+      BOOST_TEST(values_of(y) == numbers(expected.at("values")), boost::test_tools::per_element());
+      BOOST_TEST(y.version() == 1);  // one in-place change, counted once
+      ++checked;
+    }
+  }
+  BOOST_TEST(checked == puts.size());  // every spelling met its case
+}
+
+// The lecture's first averaging loop, xbow[b, t] = mean(x[b, :t + 1], 0), against the matrix
+// product it is later replaced by (which the course shows equal, as here to float rounding).
+BOOST_AUTO_TEST_CASE(index_put_fills_the_lectures_averaging_loop) {
+  manual_seed(1337);
+  const Tensor x = randn({4, 8, 2});
+  Tensor xbow = zeros({4, 8, 2});
+  for (int64_t b = 0; b < 4; ++b) {
+    for (int64_t t = 0; t < 8; ++t) xbow.index_put_({b, t}, x.index({b, Slice(None, t + 1)}).mean(0));
+  }
+  Tensor wei = tril(ones({8, 8}));
+  wei = wei / wei.sum(1, true);
+  BOOST_TEST(allclose(xbow, matmul(wei, x)));
+  BOOST_TEST((xbow == 0).sum().item<int64_t>() == 0);  // every element written
+}
+
+// Hand-worked: a tensor index with negative entries writes its rows; the values are read as they
+// were before the write even when they are the tensor itself.
+BOOST_AUTO_TEST_CASE(index_put_writes_rows_picked_by_a_tensor_and_reads_values_before_writing) {
+  Tensor m = matrix();
+  m.index_put_({longs({-1}, {1})}, tensor(Values{7, 8, 9}, {3}, {.dtype = kFloat64}));
+  BOOST_TEST(values_of(m) == Values({0, 1, 2, 7, 8, 9}), boost::test_tools::per_element());
+  Tensor r = tensor(Values{0, 1, 2, 3}, {4}, {.dtype = kFloat64});
+  r.index_put_({longs({3, 2, 1, 0}, {4})}, r);  // PyTorch refuses overlapping memory here
+  BOOST_TEST(values_of(r) == Values({3, 2, 1, 0}), boost::test_tools::per_element());
+  Tensor e = matrix();
+  e.index_put_({Slice(2, None)}, 5.0);  // an empty selection writes nothing
+  BOOST_TEST(values_of(e) == values_of(matrix()), boost::test_tools::per_element());
+}
+
+// `x[0] = v` would rebind a temporary copy of the row and leave x as it was, so it does not
+// compile; an lvalue handle still takes a new tensor.
+static_assert(!std::is_assignable_v<Tensor, const Tensor&>);
+static_assert(!std::is_assignable_v<Tensor, Tensor>);
+static_assert(std::is_assignable_v<Tensor&, const Tensor&>);
+static_assert(std::is_assignable_v<Tensor&, Tensor>);
 
 // Regression: the backward of gather and scatter_add keeps its own copy of the index, so changing
 // the index tensor after the forward cannot change the gradient.

@@ -246,6 +246,15 @@ BOOST_AUTO_TEST_CASE(indexing_spellings_run) {
     BOOST_TEST(split(x, {1, 3})[1].equal(tensor({1, 2, 3})));
   }
   {
+    Tensor xbow = zeros({2, 2, 2}), x = ones({2, 3});
+    const int64_t b = 1, t = 0;
+    const Tensor v = tensor({5.0, 6.0});
+    xbow.index_put_({b, t}, v);
+    BOOST_TEST(xbow[1][0].equal(tensor({5, 6})));
+    x.index_put_({Slice(), -1}, 0);
+    BOOST_TEST(x.equal(tensor({{1, 1, 0}, {1, 1, 0}})));
+  }
+  {
     const Tensor x = arange(4.0).view({2, 2});
     BOOST_TEST(x.chunk(2, 1)[1].equal(tensor({{1}, {3}})));
     BOOST_TEST(x.triu(1).equal(tensor({{0, 1}, {0, 0}})));

@@ -148,6 +148,39 @@ def cases():
     return out
 
 
+def put_case(name, inputs, f):
+    """x[...] = values, written on a copy of inputs["x"] by f(y, **the other inputs); out is y after."""
+    y = inputs["x"].clone()
+    f(y, **{key: t for key, t in inputs.items() if key != "x"})
+    return {"name": name, "kind": "index_put", "inputs": {key: record(t) for key, t in inputs.items()},
+            "outs": [record(y)]}
+
+
+def put_cases():
+    def put(index, value=None):
+        """y[index] = value, or = the input v when value is None."""
+        def f(y, v=None):
+            y[index] = v if value is None else value
+        return f
+
+    return [
+        # the lecture's first averaging loop: xbow[b, t] = torch.mean(xprev, 0)
+        put_case("put_integers_row", {"x": randn(60, 2, 3, 2), "v": randn(61, 2)}, put((0, 1))),
+        put_case("put_slice_scalar", {"x": randn(62, 2, 3, 4)}, put((slice(None), -1), 7.5)),
+        put_case("put_ellipsis_step_broadcast", {"x": randn(63, 2, 3, 4), "v": randn(64, 2)},
+                 put((Ellipsis, slice(None, None, 2)))),
+        put_case("put_none_negative_stop", {"x": randn(65, 3, 4), "v": randn(66, 2, 3)},
+                 put((None, slice(1, None), slice(None, -1)))),
+        put_case("put_clamped_bounds_zero", {"x": randn(67, 3, 4)}, put((slice(-10, 2), slice(3, 100)), 0.0)),
+        put_case("put_integer_then_tensor", {"x": randn(68, 2, 5, 3), "v": randn(69, 2, 2)},
+                 put((1, slice(None), long([[2, -1], [0, 1]])))),
+        put_case("put_leading_ones_dropped", {"x": randn(70, 2, 3), "v": randn(71, 1, 1, 3)}, put(0)),
+        put_case("put_float_into_int64", {"x": long([[1, 2, 3], [4, 5, 6]]),
+                                          "v": torch.tensor([2.7, -1.5, -0.5], dtype=torch.float64)}, put(1)),
+        put_case("put_whole_tensor", {"x": randn(72, 2, 3), "v": randn(73, 3)}, put(Ellipsis)),
+    ]
+
+
 def embedding_inits():
     rows = []
     for num, dim, padding_idx in [(65, 8, None), (3, 5, None), (10, 3, 2), (6, 4, -1)]:
@@ -165,7 +198,7 @@ def embedding_inits():
 
 
 def main():
-    all_cases = cases()
+    all_cases = cases() + put_cases()
     inits, course = embedding_inits()
     header = fixture_header("indexing_reference.py", notes=[
         "each case: outs = op(inputs); loss = sum_i (outs[i] * grad_outs[i]).sum(); loss.backward(); "
@@ -173,6 +206,7 @@ def main():
         "float inputs from torch.randn after torch.manual_seed(seed); index tensors written by hand",
         "grad_outs from torch.randn after torch.manual_seed(seed + 1000)",
         "values are row-major, flattened",
+        "kind index_put: y = x.clone(); y[index] = v (or a number); outs[0] is y after",
         "kind embedding_init: nn.Embedding(num, dim, padding_idx) right after torch.manual_seed(1337), every "
         "weight; kind embedding_course: the course's [65, 128] table, its sum, first and last 16 weights, and "
         "the next 4 torch.randn values",
