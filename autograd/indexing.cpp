@@ -178,7 +178,8 @@ Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices,
 }
 
 Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value) {
-  return index_put_(indices, zeros({}, {.dtype = dtype()}).fill_(value));  // fill_'s conversion
+  return index_put_(indices,
+                    zeros({}, {.dtype = dtype()}).fill_(value));  // fill_ refuses overflow, as PyTorch
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value) {

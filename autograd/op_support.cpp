@@ -130,7 +130,10 @@ Tensor convert(const Tensor& t, Dtype dtype) {
 
 Tensor scalar_operand(const Tensor& a, Scalar s) {
   check_defined(a, "scalar op");
-  return scalar_tensor(s, {.dtype = result_type(a.dtype(), s.dtype())});
+  // Written unchecked, not by fill_: x * 1e40 overflows to inf in float32, as PyTorch's does.
+  Tensor out = new_tensor({}, result_type(a.dtype(), s.dtype()), "scalar op");
+  dispatch(out.dtype(), [&]<typename T>() { *out.data_ptr<T>() = s.to<T>(); });
+  return out;
 }
 
 }  // namespace minigrad::detail

@@ -5,6 +5,7 @@
 // backward walk in engine.cpp.
 #include "autograd/tensor.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -290,6 +291,11 @@ void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
 
 Tensor& Tensor::fill_(Scalar value) {
   detail::check_inplace(*this, "fill_");
+  // A finite number beyond float32's range is refused, as PyTorch's checked conversion (an op such
+  // as x * 1e40 still overflows to inf, as there).
+  check(dtype() != kFloat32 || value.dtype() != kFloat64 || !std::isfinite(value.to_double()) ||
+            std::abs(value.to_double()) <= std::numeric_limits<float>::max(),
+        "fill_: value ", value.to_double(), " cannot be converted to type float without overflow");
   dispatch(dtype(), [&]<typename T>() {
     T* data = data_ptr<T>();
     const T v = value.to<T>();

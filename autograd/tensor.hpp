@@ -200,7 +200,8 @@ class Tensor {
   // the old values throws instead of computing with the new ones. A value is converted to the
   // tensor's dtype; add_ and mul_ throw std::invalid_argument where the result's dtype cannot be
   // written back (a float into int64, anything but bool into bool: `torch.can_cast`), and
-  // fill_ for a float that no int64 holds (nan, inf) into an int64 tensor.
+  // fill_ for a float that no int64 holds (nan, inf) into an int64 tensor, or a finite one beyond
+  // float32's range into a float32 tensor.
   Tensor& fill_(Scalar value);       ///< every element = value
   Tensor& zero_();                   ///< every element = 0
   Tensor& copy_(const Tensor& src);  ///< same shape required

@@ -14,6 +14,7 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/ops_index.hpp"
+#include "support.hpp"
 
 using namespace minigrad;
 
@@ -174,6 +175,22 @@ BOOST_AUTO_TEST_CASE(a_float_that_no_int64_holds_is_refused_instead_of_converted
                  (std::vector<int64_t>{-2, 2, 9200000000000000000}),
              boost::test_tools::per_element());
   BOOST_TEST(ints({int64_t{1} << 30}).item<int>() == 1 << 30);
+}
+
+// PyTorch's fill_ converts its number with a check: torch.full((2,), 1e40) raises "value cannot be
+// converted to type float without overflow" (fill_ gave inf). Infinity itself is a float32 value,
+// and an op's result may still overflow, as x * 1e40 does in PyTorch.
+BOOST_AUTO_TEST_CASE(a_finite_number_beyond_float32s_range_is_refused_by_fill) {
+  BOOST_CHECK_EXCEPTION(full({2}, 1e40), std::invalid_argument,
+                        minigrad_test::message_has({"fill_", "1e+40", "cannot be converted to type float"}));
+  Tensor x = zeros({3});
+  BOOST_CHECK_THROW(x.fill_(-1e39), std::invalid_argument);
+  BOOST_CHECK_THROW(x.index_put_({0}, 1e40), std::invalid_argument);
+  BOOST_TEST(x.to_vector<double>() == std::vector<double>({0, 0, 0}), boost::test_tools::per_element());
+  BOOST_TEST(full({1}, INFINITY).item<double>() == INFINITY);
+  BOOST_TEST(full({1}, 3.4028234663852886e38).item<double>() == 3.4028234663852886e38);  // float32's largest
+  BOOST_TEST(full({1}, 1e40, {.dtype = kFloat64}).item<double>() == 1e40);
+  BOOST_TEST((ones({1}) * 1e40).item<double>() == INFINITY);
 }
 
 BOOST_AUTO_TEST_CASE(division_backward_does_not_underflow_or_overflow_where_b_squared_would) {
