@@ -384,6 +384,7 @@ int main(int argc, char** argv) try {
   int64_t start = 0;
   if (run.resume) {
     start = support::load_checkpoint(run.checkpoint, model, optimizer, history, config_metadata(c, run));
+    optimizer.set_lr(c.learning_rate);  // this run's --learning-rate, as its note says, not the saved one
     if (rank0)
       std::printf("resuming from %s at step %lld\n", run.checkpoint.c_str(), static_cast<long long>(start));
   }

@@ -300,6 +300,30 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_at_a_checkpoint_and_resumed_prints_what_the_u
   BOOST_TEST(read_file(stopped.file("gpt_sample.txt")) == read_file(straight.file("gpt_sample.txt")));
 }
 
+// Regression: a run resumed with another --learning-rate noted that it used its own rate but
+// trained on with the saved one (the optimizer's state dict brought the old lr back).
+BOOST_AUTO_TEST_CASE(a_resumed_run_trains_with_its_own_learning_rate_as_its_note_says) {
+  const json& want = gpt_run("small");
+  const std::string saved = flags(want);
+  std::string other = saved;
+  const std::string rate = " --learning-rate 0.0003";
+  BOOST_TEST_REQUIRE(other.find(rate) != std::string::npos, other);
+  other.replace(other.find(rate), rate.size(), " --learning-rate 0.01");
+
+  TempFolder straight, stopped;
+  const Run whole = run_example("gpt", saved + " --print-losses", straight);
+  BOOST_TEST_REQUIRE(run_example("gpt", saved + " --print-losses --stop-at 10", stopped).status == 0);
+  const Run resumed = run_example("gpt", other + " --print-losses --resume", stopped);
+  BOOST_TEST_REQUIRE(resumed.status == 0, resumed.errors);
+  BOOST_TEST(contains(resumed.errors, "written with --learning-rate 3e-04, this run uses 0.01"),
+             resumed.errors);
+  // Step 11's loss comes from the weights of the first 10 steps; step 12's from a step at the new rate.
+  BOOST_TEST_REQUIRE(resumed.losses.size() >= 2u);
+  BOOST_TEST_REQUIRE(whole.losses.size() >= 12u);
+  BOOST_TEST(resumed.losses[0] == whole.losses[10]);
+  BOOST_TEST(resumed.losses[1] != whole.losses[11]);
+}
+
 struct BadRun {
   const char* what;
   std::string arguments;
