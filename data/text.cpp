@@ -26,10 +26,19 @@ std::string read_text(const std::string& path) {
   std::error_code error;
   check<std::runtime_error>(!std::filesystem::is_directory(path, error), "read_text: cannot read '", path,
                             "': it is a directory");
-  std::ostringstream text;
-  text << file.rdbuf();
+  std::ostringstream contents;
+  contents << file.rdbuf();
   check<std::runtime_error>(!file.bad(), "read_text: cannot read '", path, "': ", std::strerror(errno));
-  return text.str();
+  // Python's text mode reads with universal newlines: "\r\n" and a lone "\r" both become "\n", so
+  // a file saved with Windows line ends gives the course's text, not one with '\r' in its vocabulary.
+  std::string text = std::move(contents).str();
+  size_t kept = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool pair = text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n';
+    if (!pair) text[kept++] = text[i] == '\r' ? '\n' : text[i];
+  }
+  text.resize(kept);
+  return text;
 }
 
 namespace {

@@ -24,8 +24,9 @@
 
 namespace minigrad::data {
 
-/// The whole file at `path` as a string (Python's `open(path).read()`). Throws std::runtime_error
-/// naming the path and the system's reason when it cannot be opened or read, or is a directory.
+/// The whole file at `path` as a string (Python's `open(path).read()`), with Python's universal
+/// newlines: "\r\n" and a lone "\r" read as "\n". Throws std::runtime_error naming the path and
+/// the system's reason when it cannot be opened or read, or is a directory.
 std::string read_text(const std::string& path);
 
 /// The characters of a text, sorted, each with its index: the course's `chars = sorted(list(set(text)))`,

@@ -126,6 +126,17 @@ BOOST_AUTO_TEST_CASE(read_text_returns_the_file_byte_for_byte) {
   std::filesystem::remove(path);
 }
 
+// Regression: Windows line ends stayed, so a CRLF copy of the course's text had '\r' in its
+// vocabulary. Python 3.11's open(path).read() of these bytes gives 'a\nb\nc\n\n\nd\n'.
+BOOST_AUTO_TEST_CASE(read_text_reads_line_ends_as_pythons_universal_newlines) {
+  const auto path = std::filesystem::temp_directory_path() / ("minigrad_crlf_" + std::to_string(::getpid()));
+  std::ofstream(path, std::ios::binary) << "a\r\nb\rc\n\r\r\nd\r";
+  BOOST_TEST(data::read_text(path.string()) == "a\nb\nc\n\n\nd\n");
+  std::ofstream(path, std::ios::binary) << std::string(1000, 'x') + "\r\n";
+  BOOST_TEST(data::read_text(path.string()) == std::string(1000, 'x') + "\n");
+  std::filesystem::remove(path);
+}
+
 struct BadInput {
   const char* what;
   std::function<void()> call;
