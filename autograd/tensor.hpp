@@ -488,9 +488,10 @@ Tensor empty_like(const Tensor& other);
 Tensor full_like(const Tensor& other, Scalar value);
 ///@}
 
-/// From data and a shape: `tensor({1, 2, 3, 4}, {2, 2})`. Throws std::invalid_argument if the
-/// element count does not match the shape, or for a float that the int64 dtype cannot hold (nan,
-/// inf, 1e30), as PyTorch's "value cannot be converted".
+/// From data and a shape: `tensor(std::vector<double>{1, 2, 3, 4}, {2, 2})` (bare braces would fit
+/// every overload; for numbers written out, nested braces read best: `tensor({{1, 2}, {3, 4}})`).
+/// Throws std::invalid_argument if the element count does not match the shape, or for a float that
+/// the int64 dtype cannot hold (nan, inf, 1e30), as PyTorch's "value cannot be converted".
 ///@{
 Tensor tensor(const std::vector<double>& data, const Shape& shape, TensorOptions options = {});
 Tensor tensor(const std::vector<float>& data, const Shape& shape, TensorOptions options = {});
