@@ -6,7 +6,7 @@
 #include "optim/optimizer.hpp"
 
 #include <cmath>
-#include <range/v3/view/zip.hpp>
+#include <range/v3/view/enumerate.hpp>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -77,10 +77,17 @@ void Optimizer::set_lr(double lr) {
 
 void Optimizer::step() {
   NoGradGuard no_grad;  // an update changes data; it is never part of a model's graph
-  for (auto&& [param, state] : ranges::views::zip(params_, state_)) {
+  for (auto&& [i, param] : ranges::views::enumerate(params_)) {
     const Tensor grad = param.grad();
     if (!grad.defined()) continue;  // no backward reached this parameter: leave it, as PyTorch
-    update(param, detail::convert(grad, param.dtype()), state);
+    // State made for the parameter as it was no longer fits it after Module::to(kFloat64).
+    for (const auto& [name, value] : state_[i]) {
+      const Dtype dtype = name == "step" ? kFloat32 : param.dtype();  // as load_state_dict keeps them
+      check(value.dtype() == dtype, name_, ": the ", name, " state of parameter ", i, " (shape ",
+            param.shape(), ") is ", dtype_name(value.dtype()), " but the parameter is now ",
+            dtype_name(param.dtype()), "; convert the model (Module::to) before making its optimizer");
+    }
+    update(param, detail::convert(grad, param.dtype()), state_[i]);
     // As PyTorch's param.add_: a graph that read the old values can no longer backward.
     detail::bump_version(param);
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "nn/linear.hpp"
 #include "optim/optim_fixture.hpp"
 
 namespace {
@@ -268,6 +269,33 @@ BOOST_AUTO_TEST_CASE(bad_options_throw_naming_the_optimizer_and_the_value) {
   for (const Case& c : cases) BOOST_TEST_CONTEXT(c.message) {
       check_throws(c.make, c.message);
     }
+}
+
+// Regression: after Module::to(kFloat64) the state of the earlier float32 steps no longer fits, and
+// a step threw "data_ptr: the tensor's dtype is float32, not float64", naming neither the optimizer
+// nor the parameter.
+BOOST_AUTO_TEST_CASE(a_step_after_the_parameters_changed_dtype_names_the_optimizer_and_the_state) {
+  const auto one_step = [](minigrad::nn::Linear& layer, optim::Optimizer& optimizer, minigrad::Dtype dtype) {
+    optimizer.zero_grad();
+    layer(minigrad::ones({1, 2}, {.dtype = dtype})).sum().backward();
+    optimizer.step();
+  };
+  minigrad::nn::Linear sgd_layer(2, 2), adam_layer(2, 2);
+  optim::SGD sgd(sgd_layer.parameters(), {.lr = 0.1, .momentum = 0.9});
+  optim::Adam adam(adam_layer.parameters());
+  one_step(sgd_layer, sgd, minigrad::kFloat32);
+  one_step(adam_layer, adam, minigrad::kFloat32);
+  sgd_layer.to(minigrad::kFloat64);
+  adam_layer.to(minigrad::kFloat64);
+  check_throws([&] { one_step(sgd_layer, sgd, minigrad::kFloat64); },
+               "SGD: the momentum_buffer state of parameter 0 (shape [2, 2]) is float32 but the parameter is "
+               "now float64; convert the model (Module::to) before making its optimizer");
+  check_throws([&] { one_step(adam_layer, adam, minigrad::kFloat64); },
+               "Adam: the exp_avg state of parameter 0 (shape [2, 2]) is float32 but the parameter is now "
+               "float64; convert the model (Module::to) before making its optimizer");
+  // An optimizer made after the conversion steps as usual.
+  optim::Adam fresh(adam_layer.parameters());
+  BOOST_CHECK_NO_THROW(one_step(adam_layer, fresh, minigrad::kFloat64));
 }
 
 BOOST_AUTO_TEST_CASE(bad_parameters_throw_naming_the_optimizer_and_the_parameter) {
