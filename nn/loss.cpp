@@ -58,7 +58,9 @@ Tensor finish(const std::vector<double>& losses, const Shape& shape, Dtype dtype
   double total = 0.0;
   for (double loss : losses) total += loss;
   if (reduction == Reduction::Mean) total /= divisor;
-  return scalar_tensor(total, {.dtype = dtype});
+  // As a computed result, not a number the user gave: beyond float32's range it is inf, as PyTorch's
+  // (scalar_tensor would refuse it, as torch.scalar_tensor does).
+  return tensor(std::vector<double>{total}, {}, {.dtype = dtype});
 }
 
 /// The gradient reaching each of the n per-element losses: the incoming gradient itself for

@@ -667,6 +667,22 @@ BOOST_AUTO_TEST_CASE(bce_with_logits_at_infinite_logits_matches_pytorch) {
   BOOST_TEST(std::isnan(loss[1]));
 }
 
+// Regression: a summed loss beyond float32's range threw "fill_: value 4e+38 cannot be converted"
+// (its total went through scalar_tensor); PyTorch 1.13 gives tensor(inf) for each of these.
+BOOST_AUTO_TEST_CASE(a_summed_loss_beyond_float32s_range_is_inf_as_pytorchs) {
+  const Tensor targets = tensor(std::vector<int64_t>{1, 1}, {2});
+  const nn::Reduction sum = nn::Reduction::Sum;
+  BOOST_TEST(
+      F::cross_entropy(tensor({{0.0, -2e38}, {0.0, -2e38}}), targets, {.reduction = sum}).item<double>() ==
+      INFINITY);
+  BOOST_TEST(
+      F::nll_loss(tensor({{-3e38, -3e38}, {-3e38, -3e38}}), targets, {.reduction = sum}).item<double>() ==
+      INFINITY);
+  BOOST_TEST(
+      F::binary_cross_entropy_with_logits(tensor({-3e38, -3e38}), tensor({1.0, 1.0}), {.reduction = sum})
+          .item<double>() == INFINITY);
+}
+
 BOOST_AUTO_TEST_CASE(a_loss_module_called_with_one_tensor_throws_logic_error) {
   nn::MSELoss mse;
   nn::Module& module = mse;
