@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
@@ -147,9 +148,12 @@ class Scalar {
     } else if constexpr (std::is_same_v<T, bool>) {
       return value_ != 0.0;
     } else {
-      if (dtype_ == kFloat64 && !fits_int64(value_))
-        throw std::invalid_argument("Scalar: " + std::to_string(value_) +
+      if (dtype_ == kFloat64 && !fits_int64(value_)) {
+        char text[32];  // "1e+300", where std::to_string wrote out all 301 digits
+        std::snprintf(text, sizeof text, "%g", value_);
+        throw std::invalid_argument(std::string("Scalar: ") + text +
                                     " cannot be converted to int64 without overflow");
+      }
       return static_cast<T>(int_);
     }
   }

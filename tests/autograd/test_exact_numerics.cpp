@@ -170,6 +170,11 @@ BOOST_AUTO_TEST_CASE(a_float_that_no_int64_holds_is_refused_instead_of_converted
       }
     }
   }
+  // Regression: the number was written out in full, 301 digits for 1e300.
+  BOOST_CHECK_EXCEPTION(
+      full({2}, 1e300, {.dtype = kInt64}), std::invalid_argument, [](const std::exception& e) {
+        return std::string(e.what()) == "Scalar: 1e+300 cannot be converted to int64 without overflow";
+      });
   // What does fit still converts, truncated toward zero as PyTorch's.
   BOOST_TEST(tensor({-2.7, 2.7, 9.2e18}, {.dtype = kFloat64}).to(kInt64).to_vector<int64_t>() ==
                  (std::vector<int64_t>{-2, 2, 9200000000000000000}),
