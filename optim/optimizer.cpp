@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <range/v3/view/enumerate.hpp>
+#include <range/v3/view/zip.hpp>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -77,17 +78,21 @@ void Optimizer::set_lr(double lr) {
 
 void Optimizer::step() {
   NoGradGuard no_grad;  // an update changes data; it is never part of a model's graph
+  // State made for the parameters as they were no longer fits them after Module::to(kFloat64):
+  // checked for all of them first, so that a refused step changes nothing.
   for (auto&& [i, param] : ranges::views::enumerate(params_)) {
-    const Tensor grad = param.grad();
-    if (!grad.defined()) continue;  // no backward reached this parameter: leave it, as PyTorch
-    // State made for the parameter as it was no longer fits it after Module::to(kFloat64).
+    if (!param.grad().defined()) continue;
     for (const auto& [name, value] : state_[i]) {
       const Dtype dtype = name == "step" ? kFloat32 : param.dtype();  // as load_state_dict keeps them
       check(value.dtype() == dtype, name_, ": the ", name, " state of parameter ", i, " (shape ",
             param.shape(), ") is ", dtype_name(value.dtype()), " but the parameter is now ",
             dtype_name(param.dtype()), "; convert the model (Module::to) before making its optimizer");
     }
-    update(param, detail::convert(grad, param.dtype()), state_[i]);
+  }
+  for (auto&& [param, state] : ranges::views::zip(params_, state_)) {
+    const Tensor grad = param.grad();
+    if (!grad.defined()) continue;  // no backward reached this parameter: leave it, as PyTorch
+    update(param, detail::convert(grad, param.dtype()), state);
     // As PyTorch's param.add_: a graph that read the old values can no longer backward.
     detail::bump_version(param);
   }

@@ -293,6 +293,17 @@ BOOST_AUTO_TEST_CASE(a_step_after_the_parameters_changed_dtype_names_the_optimiz
   check_throws([&] { one_step(adam_layer, adam, minigrad::kFloat64); },
                "Adam: the exp_avg state of parameter 0 (shape [2, 2]) is float32 but the parameter is now "
                "float64; convert the model (Module::to) before making its optimizer");
+  // The check comes before any update: a refused step leaves every parameter as it was, also one
+  // whose own state fits (here the weight, which had no gradient, and so no state, before).
+  minigrad::nn::Linear layer(2, 2);
+  optim::Adam partial(layer.parameters());
+  layer(minigrad::ones({1, 2})).sum().backward();
+  layer.weight.set_grad(Tensor());  // only the bias steps, and gets state
+  partial.step();
+  layer.to(minigrad::kFloat64);
+  const std::vector<double> weight_before = layer.weight.to_vector<double>();
+  BOOST_CHECK_THROW(one_step(layer, partial, minigrad::kFloat64), std::invalid_argument);
+  BOOST_TEST(layer.weight.to_vector<double>() == weight_before, boost::test_tools::per_element());
   // An optimizer made after the conversion steps as usual.
   optim::Adam fresh(adam_layer.parameters());
   BOOST_CHECK_NO_THROW(one_step(adam_layer, fresh, minigrad::kFloat64));
