@@ -106,6 +106,10 @@ Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options) 
   check(steps >= 0, "linspace: number of steps must be non-negative, got ", steps);
   check(options.dtype != kBool,
         "linspace: not supported for bool (as in PyTorch); use float32, float64 or int64");
+  if (options.dtype == kFloat32) {  // as PyTorch: linspace(0, 1e39, 3) was [nan, nan, nan]
+    detail::check_fits_float32(start, "linspace");
+    detail::check_fits_float32(end, "linspace");
+  }
   Tensor out = detail::new_tensor({steps}, options.dtype);
   dispatch(options.dtype, [&]<typename T>() {
     // start and end in the result's dtype, the step in it too (double for integers), as PyTorch's

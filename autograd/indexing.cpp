@@ -150,6 +150,11 @@ Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, co
     target = index(indices).shape();  // index's own checks, and its errors
     offsets = offsets_of(*this, indices);
   }
+  // PyTorch fills a selection of several elements from a 0-d value with fill_, which refuses a
+  // float64 number beyond float32's range (x[0] = torch.tensor(1e40, dtype=torch.float64) raises);
+  // into a single element it copies, and the number overflows to inf.
+  if (values.dim() == 0 && !target.empty() && dtype() == kFloat32 && values.dtype() == kFloat64)
+    detail::check_fits_float32(values.item<double>(), "index_put_");
   // As PyTorch, leading 1s of the values beyond the selection's dims are dropped: x[0] = ones(1, 3).
   Tensor v = values;
   while (v.dim() > static_cast<int64_t>(target.size()) && v.shape()[0] == 1) v = v.squeeze(0);

@@ -89,6 +89,13 @@ void check_inplace(const Tensor& self, const char* op) {
 
 void bump_version(const Tensor& self) { ++*self.impl()->version; }
 
+void check_fits_float32(Scalar value, const char* op) {
+  const double number = value.to_double();
+  check(value.dtype() != kFloat64 || !std::isfinite(number) ||
+            std::abs(number) <= std::numeric_limits<float>::max(),
+        op, ": value ", number, " cannot be converted to type float without overflow");
+}
+
 }  // namespace detail
 
 // ---- what it is ------------------------------------------------------------------------------
@@ -291,11 +298,8 @@ void set_grad_enabled(bool enabled) { grad_enabled = enabled; }
 
 Tensor& Tensor::fill_(Scalar value) {
   detail::check_inplace(*this, "fill_");
-  // A finite number beyond float32's range is refused, as PyTorch's checked conversion (an op such
-  // as x * 1e40 still overflows to inf, as there).
-  check(dtype() != kFloat32 || value.dtype() != kFloat64 || !std::isfinite(value.to_double()) ||
-            std::abs(value.to_double()) <= std::numeric_limits<float>::max(),
-        "fill_: value ", value.to_double(), " cannot be converted to type float without overflow");
+  // As PyTorch's checked conversion; an op such as x * 1e40 still overflows to inf, as there.
+  if (dtype() == kFloat32) detail::check_fits_float32(value, "fill_");
   dispatch(dtype(), [&]<typename T>() {
     T* data = data_ptr<T>();
     const T v = value.to<T>();

@@ -593,6 +593,9 @@ Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op = nullptr);
 void check_inplace(const Tensor& self, const char* op);
 /// Counts one in-place change to self's data (Tensor::version()), after the write.
 void bump_version(const Tensor& self);
+/// Throws std::invalid_argument naming `op` for a finite number beyond float32's range, which a
+/// float32 tensor cannot take (PyTorch's "value cannot be converted to type float without overflow").
+void check_fits_float32(Scalar value, const char* op);
 }  // namespace detail
 
 }  // namespace minigrad

@@ -196,6 +196,24 @@ BOOST_AUTO_TEST_CASE(a_finite_number_beyond_float32s_range_is_refused_by_fill) {
   BOOST_TEST(full({1}, 3.4028234663852886e38).item<double>() == 3.4028234663852886e38);  // float32's largest
   BOOST_TEST(full({1}, 1e40, {.dtype = kFloat64}).item<double>() == 1e40);
   BOOST_TEST((ones({1}) * 1e40).item<double>() == INFINITY);
+  // A 0-d value over several elements is filled in, and checked likewise; into one element it is
+  // copied (PyTorch 1.13: x[0, 0] = tensor(1e40, dtype=float64) raises for x of [2, 3, 4], writes
+  // inf for x of [2, 3]). linspace's bounds are checked too (it gave [nan, nan, nan]).
+  const Tensor huge = tensor(std::vector<double>{1e40}, {}, {.dtype = kFloat64});
+  Tensor rows = zeros({2, 3});
+  BOOST_CHECK_EXCEPTION(rows.index_put_({0}, huge), std::invalid_argument,
+                        minigrad_test::message_has({"index_put_", "1e+40"}));
+  rows.index_put_({0, 0}, huge);
+  BOOST_TEST(rows.to_vector<double>()[0] == INFINITY);
+  BOOST_CHECK_EXCEPTION(
+      linspace(0, 1e39, 3), std::invalid_argument,
+      minigrad_test::message_has({"linspace", "1e+39", "cannot be converted to type float"}));
+  BOOST_TEST(
+      linspace(0, 1e39, 3, {.dtype = kFloat64}).to_vector<double>() == std::vector<double>({0, 5e38, 1e39}),
+      boost::test_tools::per_element());
+  Tensor counts = zeros({2}, {.dtype = kInt64});
+  counts.index_put_({0}, tensor(std::vector<double>{2.7}, {}, {.dtype = kFloat64}));  // truncated, as PyTorch
+  BOOST_TEST(counts.to_vector<int64_t>() == std::vector<int64_t>({2, 0}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(division_backward_does_not_underflow_or_overflow_where_b_squared_would) {
