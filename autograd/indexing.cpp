@@ -2,6 +2,8 @@
 // chunk. They record no node of their own: each entry or piece is one of the ops of ops.hpp and
 // ops_index.hpp (select, slice, unsqueeze, index, permute), so their backward is those ops'; the
 // node of a piece or of a tensor index is named as PyTorch names it (SplitBackward0, IndexBackward0).
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "autograd/op_support.hpp"
@@ -147,7 +149,13 @@ Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, co
   Tensor offsets;
   {
     NoGradGuard no_grad;
-    target = index(indices).shape();  // index's own checks, and its errors
+    try {
+      target = index(indices).shape();  // index's own checks, and its errors, named as index_put_'s
+    } catch (const std::out_of_range& error) {
+      throw std::out_of_range(std::string("index_put_: ") + error.what());
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(std::string("index_put_: ") + error.what());
+    }
     offsets = offsets_of(*this, indices);
   }
   // PyTorch fills a selection of several elements from a 0-d value with fill_, which refuses a

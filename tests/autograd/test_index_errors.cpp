@@ -122,8 +122,12 @@ BOOST_AUTO_TEST_CASE(index_put_rejects_values_that_do_not_broadcast_and_changes_
       message_has({"index_put_", "value tensor of shape [4]", "indexing result of shape [3]"}));
   BOOST_CHECK_EXCEPTION(m.index_put_({0}, zeros({2, 1, 3})), std::invalid_argument,
                         message_has({"index_put_", "[2, 1, 3]", "[3]"}));
-  BOOST_CHECK_EXCEPTION(m.index_put_({5}, 1.0), std::out_of_range, message_has({"index 5", "[2, 3]"}));
-  BOOST_CHECK_EXCEPTION(m.index_put_({0, 0, 0}, 1.0), std::out_of_range, message_has({"too many indices"}));
+  BOOST_CHECK_EXCEPTION(m.index_put_({5}, 1.0), std::out_of_range,
+                        message_has({"index_put_: select: index 5", "[2, 3]"}));
+  BOOST_CHECK_EXCEPTION(m.index_put_({0, 0, 0}, 1.0), std::out_of_range,
+                        message_has({"index_put_: index: too many indices"}));
+  BOOST_CHECK_EXCEPTION(m.index_put_({Slice(None, None, -1)}, 1.0), std::invalid_argument,
+                        message_has({"index_put_: slice: step"}));
   BOOST_TEST(m.version() == 0);  // nothing written by a call that threw
   BOOST_TEST(m.to_vector<double>() == matrix().to_vector<double>(), boost::test_tools::per_element());
 
