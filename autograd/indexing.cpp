@@ -166,13 +166,8 @@ Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, co
   // As PyTorch, leading 1s of the values beyond the selection's dims are dropped: x[0] = ones(1, 3).
   Tensor v = values;
   while (v.dim() > static_cast<int64_t>(target.size()) && v.shape()[0] == 1) v = v.squeeze(0);
-  bool fits = v.dim() <= static_cast<int64_t>(target.size());
-  for (size_t i = 1; fits && i <= v.shape().size(); ++i) {
-    const int64_t from = v.shape()[v.shape().size() - i];
-    fits = from == 1 || from == target[target.size() - i];
-  }
-  check(fits, "index_put_: shape mismatch: value tensor of shape ", values.shape(),
-        " cannot be broadcast to indexing result of shape ", target);
+  check(detail::expandable(v.shape(), target), "index_put_: shape mismatch: value tensor of shape ",
+        values.shape(), " cannot be broadcast to indexing result of shape ", target);
   v = v.to(dtype());
   if (v.impl()->storage == impl_->storage) v = v.clone();  // x.index_put_({perm}, x) reads x as it was
   dispatch(dtype(), [&]<typename T>() {

@@ -41,6 +41,13 @@ bool repeats_over_leading_dims(const Shape& shape, const Shape& out) {
                                           out.end() - static_cast<std::ptrdiff_t>(kept));
 }
 
+bool expandable(const Shape& shape, const Shape& out) {
+  bool fits = shape.size() <= out.size();
+  for (size_t i = 1; fits && i <= shape.size(); ++i)
+    fits = shape[shape.size() - i] == 1 || shape[shape.size() - i] == out[out.size() - i];
+  return fits;
+}
+
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
   const auto own = contiguous_strides(shape);
   const size_t offset = out.size() - shape.size();

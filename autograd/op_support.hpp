@@ -209,6 +209,10 @@ void for_each_broadcast(const Shape& out_shape, const Shape& a_shape, const Shap
 /// The strides of `shape` seen from the broadcast shape `out` (0 along stretched dims).
 std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
 
+/// True when `shape` broadcasts to `out` itself (`expand`'s rule): aligned at the right, each of
+/// its sizes out's or 1, and no more dims than out.
+bool expandable(const Shape& shape, const Shape& out);
+
 /// True when `shape` is out's trailing dims (leading 1s of shape aside), so that it repeats
 /// unchanged over out's leading dims: a bias [C] of [B, T, C], a causal mask [T, T] of [B, T, T].
 bool repeats_over_leading_dims(const Shape& shape, const Shape& out);

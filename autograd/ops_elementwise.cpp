@@ -36,12 +36,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
   check_defined(grad, "sum_to");
   if (grad.shape() == shape) return grad;
-  // `shape` must broadcast to grad's: aligned at the right, each of its sizes the same or 1.
-  const Shape& from = grad.shape();
-  bool expandable = shape.size() <= from.size();
-  for (size_t i = 1; expandable && i <= shape.size(); ++i)
-    expandable = shape[shape.size() - i] == 1 || shape[shape.size() - i] == from[from.size() - i];
-  check(expandable, "sum_to: size ", shape, " is not expandable to size ", from, " (the gradient's shape)");
+  check(detail::expandable(shape, grad.shape()), "sum_to: size ", shape, " is not expandable to size ",
+        grad.shape(), " (the gradient's shape)");
   Tensor out = zeros(shape, {.dtype = grad.dtype()});
   dispatch(grad.dtype(), [&]<typename T>() {
     const T* g = grad.data_ptr<T>();
