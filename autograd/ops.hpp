@@ -41,7 +41,8 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 /// overflow (two's complement: INT64_MAX + 1 is INT64_MIN), as PyTorch's; so do sub, mul and neg.
 Tensor add(const Tensor& a, const Tensor& b);
 // sub: out = a - b;  grad_a = grad,  grad_b = -grad
-/// Elementwise a - b with broadcasting (`torch.sub`, `a - b`). Shapes, dtypes and errors as add.
+/// Elementwise a - b with broadcasting (`torch.sub`, `a - b`). Shapes, dtypes and errors as add;
+/// also throws std::invalid_argument when either side is bool (as PyTorch, which refuses 1 - mask).
 Tensor sub(const Tensor& a, const Tensor& b);
 // mul: out = a * b;  grad_a = grad * b,  grad_b = grad * a
 /// Elementwise a * b with broadcasting (`torch.mul`, `a * b`). Shapes, dtypes and errors as add.
@@ -76,11 +77,12 @@ Tensor rsub(const Tensor& a, Scalar s);
 Tensor rdiv(const Tensor& a, Scalar s);
 ///@}
 
-// pow: out = a^p (p a number);  grad_a = grad * p * a^(p-1)
+// pow: out = a^p (p a number);  grad_a = grad * (p * a^(p-1))
 /// Each element to the power `exponent` (`torch.pow`, `a ** p`), same shape. Floating inputs keep
-/// their dtype; int64 stays int64 for a whole exponent in [0, 2^63), computed exactly (wrapping
-/// around on overflow, as PyTorch: 7^21 is 558545864083284007), and becomes float32 otherwise
-/// (an exponent of inf gives inf for 2, as PyTorch's int ** float). Throws
+/// their dtype, with PyTorch's CPU kernel's bits for the exponents 2, 3 and -2 (products), 0.5,
+/// -0.5 (sqrt, 1 / sqrt) and -1 (1 / x); others go through std::pow. int64 stays int64 for a whole exponent
+/// in [0, 2^63), computed exactly (wrapping around on overflow, as PyTorch: 7^21 is 558545864083284007), and
+/// becomes float32 otherwise (an exponent of inf gives inf for 2, as PyTorch's int ** float). Throws
 /// std::invalid_argument for bool with a whole exponent >= 0.
 Tensor pow(const Tensor& a, double exponent);
 

@@ -136,6 +136,11 @@ Tensor add(const Tensor& a, const Tensor& b) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b) {
+  check_defined(a, "sub");
+  check_defined(b, "sub");
+  check(a.dtype() != kBool && b.dtype() != kBool,  // as PyTorch, which also refuses 1 - mask
+        "sub: subtraction with a bool tensor is not supported; to invert a mask, write mask == false "
+        "(PyTorch's ~mask)");
   Tensor out = binary_kernel(a, b, "sub", arithmetic_dtype(a, b, "sub"), arithmetic_dtype(a, b, "sub"),
                              [](auto x, auto y) { return detail::wrapping_sub(x, y); });
   return detail::record(
@@ -198,25 +203,41 @@ Tensor neg(const Tensor& a) {
       [](const Tensor& grad, const std::vector<Tensor>&) { return std::vector<Tensor>{neg(grad)}; });
 }
 
+namespace {
+// x^p for a float x as PyTorch's CPU kernel computes the common exponents: products, sqrt and
+// quotients (aten/src/ATen/native/cpu/PowKernel.cpp), which round differently from std::pow
+// (x^3 rounds twice) and differ at -0 and -inf (sqrt(-0) = -0 where pow(-0, 0.5) = +0).
+template <typename T>
+T float_pow(T x, double p) {
+  if (p == 2) return x * x;
+  if (p == 3) return x * x * x;
+  if (p == 0.5) return std::sqrt(x);
+  if (p == -0.5) return T(1) / std::sqrt(x);
+  if (p == -1) return T(1) / x;
+  if (p == -2) return T(1) / (x * x);
+  return std::pow(x, static_cast<T>(p));
+}
+}  // namespace
+
 Tensor pow(const Tensor& a, double exponent) {
   // An integer tensor stays one for a whole exponent in [0, 2^63), computed exactly; any other
   // exponent (negative, fractional, inf, nan, huge) makes it float32, as PyTorch's int ** float.
   const bool integer_power = exponent == std::floor(exponent) && exponent >= 0 && exponent < 0x1p63;
   Tensor out = unary_kernel(a, "pow", !integer_power, [exponent](auto x) {
-    using T = decltype(x);
-    if constexpr (detail::wraps<T>) {
+    if constexpr (detail::wraps<decltype(x)>) {
       return detail::wrapping_pow(x, static_cast<uint64_t>(exponent));
     } else {
-      return std::pow(x, static_cast<T>(exponent));
+      return float_pow(x, exponent);
     }
   });
+  // grad * (p * x^(p-1)), grouped as PyTorch's pow_backward: (grad * p) * ... overflows elsewhere.
   return detail::record(out, "PowBackward0", {a},
                         [exponent](const Tensor& grad, const std::vector<Tensor>& in) {
                           if (exponent == 0.0)
                             return std::vector<Tensor>{zeros_like(grad)};  // d/da a^0 = 0, even at a = 0
                           return std::vector<Tensor>{backward_map(grad, in[0], [exponent](auto g, auto x) {
                             using T = decltype(x);
-                            return g * static_cast<T>(exponent) * std::pow(x, static_cast<T>(exponent - 1));
+                            return g * (static_cast<T>(exponent) * float_pow(x, exponent - 1));
                           })};
                         });
 }
@@ -276,9 +297,10 @@ Tensor abs(const Tensor& a) {
     }
   });
   return detail::record(out, "AbsBackward0", {a}, [](const Tensor& grad, const std::vector<Tensor>& in) {
+    // grad * sign(x), as PyTorch: an infinite or nan grad at x = 0 gives nan; sign(nan) is 0.
     return std::vector<Tensor>{backward_map(grad, in[0], [](auto g, auto x) {
       using T = decltype(x);
-      return x > 0 ? g : (x < 0 ? -g : T(0));
+      return g * static_cast<T>((x > 0) - (x < 0));
     })};
   });
 }

@@ -140,10 +140,12 @@ double dot_contiguous(const T* x, const T* y, int64_t n) {
 }
 
 /// One sum per lane. Floats accumulate in double and round once at the end, so a float32 sum is
-/// as close to the exact sum as float32 allows (PyTorch's cascade sum gets there differently; the
-/// two agree to float32 rounding). Integers accumulate in uint64_t, so overflow wraps around as in
-/// PyTorch instead of being undefined behaviour. Lanes of stride 1 (the last dim, or everything)
-/// go through sum_contiguous; strided lanes are summed a row at a time, so memory is read in order.
+/// as close to the exact sum as float32 allows. PyTorch's cascade sums float32 in float32: the two
+/// can differ in the last bit, and by more where terms cancel ([1e8, 1, -1e8] sums to 1 here, to
+/// 0 in PyTorch; the README lists it among the differences). Integers accumulate in uint64_t, so
+/// overflow wraps around as in PyTorch instead of being undefined behaviour. Lanes of stride 1
+/// (the last dim, or everything) go through sum_contiguous; strided lanes are summed a row at a
+/// time, so memory is read in order.
 Tensor sum_lanes(const Tensor& a, const Lanes& lanes, const Shape& out_shape) {
   Tensor out = detail::new_tensor(out_shape, sum_dtype(a.dtype()));
   if (out.numel() == 0) return out;  // no lanes: nothing to loop over, however large a dim is

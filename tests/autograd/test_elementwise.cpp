@@ -200,6 +200,22 @@ BOOST_AUTO_TEST_CASE(comparisons_give_bool_tensors_and_count_as_integers) {
              boost::test_tools::per_element());
 }
 
+// PyTorch refuses any subtraction with a bool operand ("Subtraction, the `-` operator, with a bool
+// tensor is not supported"); 1 - mask gave [0, 1] here, silently.
+BOOST_AUTO_TEST_CASE(subtraction_with_a_bool_tensor_is_refused_as_in_pytorch) {
+  const Tensor mask = tensor({1, 0}) > 0;
+  const auto refused = minigrad_test::message_has({"sub", "bool", "mask == false"});
+  BOOST_CHECK_EXCEPTION((void)(1 - mask), std::invalid_argument, refused);
+  BOOST_CHECK_EXCEPTION((void)(mask - 1), std::invalid_argument, refused);
+  BOOST_CHECK_EXCEPTION((void)(mask - 0.5), std::invalid_argument, refused);
+  BOOST_CHECK_EXCEPTION((void)(tensor({3, 3}) - mask), std::invalid_argument, refused);
+  BOOST_CHECK_THROW((void)(-mask), std::invalid_argument);
+  BOOST_TEST((mask == false).to_vector<int64_t>() == std::vector<int64_t>({0, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST((tensor({3, 3}) + mask).to_vector<int64_t>() == std::vector<int64_t>({4, 3}),
+             boost::test_tools::per_element());  // addition stays allowed, as in PyTorch
+}
+
 BOOST_AUTO_TEST_CASE(equal_and_allclose_follow_pytorch) {
   const Tensor a = tensor({1.0, 2.0, 3.0});
   BOOST_TEST(equal(a, a.clone()));

@@ -103,11 +103,11 @@ def elementwise_cases():
         case(group, f"div_by_zero_{dtype}", "div",
              [([0.0, 1.0, -1.0, 1.0, 0.0, INF, 6.0], (7,)),
               ([0.0, 0.0, 0.0, -0.0, INF, INF, 3.0], (7,))], dtype)
-        # pow at 0, at a negative base (a fractional exponent gives nan) and at a positive one.
-        # Not at -0: for the exponents +-0.5 PyTorch computes sqrt and rsqrt, so rsqrt(-0) = -inf,
-        # where C's pow (and ours) gives pow(-0, -0.5) = +inf.
-        bases = [([0.0, -2.0, 2.0, -0.5, 1.0], (5,))]
-        for exponent in (0.0, 0.5, 2.0, -1.0, 3.0, -0.5):
+        # pow at +-0, at a negative base (a fractional exponent gives nan), at a positive one and
+        # at the infinities: for +-0.5 PyTorch computes sqrt and rsqrt, so rsqrt(-0) = -inf and
+        # sqrt(-inf) = nan, where C's pow gives +inf and +inf.
+        bases = [([0.0, -0.0, -2.0, 2.0, -0.5, 1.0, INF, -INF, NAN], (9,))]
+        for exponent in (0.0, 0.5, 2.0, -1.0, 3.0, -0.5, -2.0):
             case(group, f"pow_{exponent}_at_zero_and_negative_bases_{dtype}".replace(".", "_"), "pow",
                  bases, dtype, exponent=exponent)
 
