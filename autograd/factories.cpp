@@ -77,19 +77,18 @@ Tensor integer_arange(int64_t start, int64_t end, int64_t step) {
 }  // namespace
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
-  const bool integers = start.dtype() != kFloat64 && end.dtype() != kFloat64 && step.dtype() != kFloat64;
-  if (integers && options.dtype == kInt64)
-    return with_grad(integer_arange(start.to_int64(), end.to_int64(), step.to_int64()), options);
+  // An int64 arange converts start, end and step to int64 first (a float truncated toward zero,
+  // refused if no int64 holds it), as PyTorch: arange(-5, 5, 2.5, int64) steps by 2.
+  const auto as_int64 = [](Scalar v) {
+    return v.dtype() == kFloat64 ? checked_cast<int64_t>(v.to_double(), "arange") : v.to_int64();
+  };
+  if (options.dtype == kInt64)
+    return with_grad(integer_arange(as_int64(start), as_int64(end), as_int64(step)), options);
 
   const double a = start.to_double(), b = end.to_double(), s = step.to_double();
   check(s != 0, "arange: step must be nonzero");
   check(std::isfinite(a) && std::isfinite(b), "arange: start and end must be finite");
   check((s > 0 && b >= a) || (s < 0 && b <= a), "arange: the step ", s, " does not lead from ", a, " to ", b);
-  if (options.dtype == kInt64) {  // each of the three must fit, as PyTorch checks
-    checked_cast<int64_t>(a, "arange");
-    checked_cast<int64_t>(b, "arange");
-    checked_cast<int64_t>(s, "arange");
-  }
   const double count = std::ceil((b - a) / s);
   check(count <= static_cast<double>(int64_t{1} << 52), "arange: from ", a, " to ", b, " by ", s, " gives ",
         count, " elements, too many to allocate");
@@ -217,6 +216,10 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions opti
 }
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator, TensorOptions options) {
   check(low < high, "randint: low (", low, ") must be less than high (", high, ")");
+  if (options.dtype == kBool) {  // as PyTorch's range check; converting would map 2, 3, ... to true
+    check(low >= 0, "randint: from (", low, ") is out of bounds for bool");
+    check(high - 1 <= 1, "randint: to - 1 (", high - 1, ") is out of bounds for bool");
+  }
   Tensor values = detail::new_tensor(shape, kInt64, "randint");
   generator.random_from_to(values.data_ptr<int64_t>(), values.numel(), low, high);
   return with_grad(detail::convert(values, options.dtype), options);

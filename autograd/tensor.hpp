@@ -462,9 +462,10 @@ Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 /// Identity matrix [n, n] (`torch.eye`).
 Tensor eye(int64_t n, TensorOptions options = {});
 /// start, start+step, ... below end, 1-d (`torch.arange`). Dtype int64 when options.dtype is
-/// left at its default and all three are integers, as PyTorch infers; integers are then counted
-/// exactly, without rounding through a double. Throws for step == 0, a step of the wrong sign, or
-/// an int64 result with a value no int64 holds.
+/// left at its default and all three are integers, as PyTorch infers; an int64 arange converts
+/// start, end and step to int64 first (arange(-5, 5, 2.5, int64) steps by 2, as PyTorch) and
+/// counts exactly, without rounding through a double. Throws for step == 0, a step of the wrong
+/// sign, or an int64 result with a value no int64 holds.
 ///@{
 Tensor arange(Scalar end);
 Tensor arange(Scalar start, Scalar end, Scalar step = 1);
@@ -550,7 +551,8 @@ Tensor rand(const Shape& shape, Generator& generator, TensorOptions options = {}
 Tensor randn(const Shape& shape, TensorOptions options = {});
 Tensor randn(const Shape& shape, Generator& generator, TensorOptions options = {});
 ///@}
-/// Integers in [low, high), int64 (`torch.randint`). Throws if low >= high.
+/// Integers in [low, high), int64 (`torch.randint`). Throws if low >= high, or for a bool dtype
+/// with low < 0 or high > 2.
 ///@{
 Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions options = {.dtype = kInt64});
 Tensor randint(int64_t low, int64_t high, const Shape& shape, Generator& generator,

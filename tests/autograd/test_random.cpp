@@ -290,6 +290,21 @@ BOOST_AUTO_TEST_CASE(randint_throws_when_from_is_not_less_than_to) {
                         message_is("randint: from (4) must be less than to (4)"));
 }
 
+// torch.randint(0, 5, (3,), dtype=torch.bool) raises "to - 1 is out of bounds for bool"; converting
+// the draws gave true for every nonzero one.
+BOOST_AUTO_TEST_CASE(randint_refuses_a_range_that_bool_cannot_hold) {
+  using minigrad::kBool, minigrad::manual_seed, minigrad::randint, minigrad::Tensor;
+  BOOST_CHECK_EXCEPTION(randint(0, 5, {3}, {.dtype = kBool}), std::invalid_argument,
+                        message_is("randint: to - 1 (4) is out of bounds for bool"));
+  BOOST_CHECK_EXCEPTION(randint(-1, 1, {3}, {.dtype = kBool}), std::invalid_argument,
+                        message_is("randint: from (-1) is out of bounds for bool"));
+  manual_seed(0);
+  const Tensor bits = randint(0, 2, {64}, {.dtype = kBool});
+  manual_seed(0);
+  BOOST_TEST(bits.to_vector<int64_t>() == randint(0, 2, {64}).to_vector<int64_t>(),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(uniform_throws_when_from_is_greater_than_to) {
   Generator gen;
   float out_float[1];
