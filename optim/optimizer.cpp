@@ -21,6 +21,7 @@ using detail::check;
 namespace {
 
 const std::string kLrKey = "param_groups.0.lr";
+const std::string kParamsKey = "param_groups.0.params";
 
 std::string group_key(const std::string& name) { return "param_groups.0." + name; }
 
@@ -113,6 +114,7 @@ void Optimizer::zero_grad(bool set_to_none) {
 std::map<std::string, Tensor> Optimizer::state_dict() const {
   std::map<std::string, Tensor> out;
   out[kLrKey] = scalar_tensor(lr_, {.dtype = kFloat64});
+  out[kParamsKey] = arange(static_cast<int64_t>(params_.size()));  // PyTorch's indices 0, 1, ...
   for (const auto& [name, value] : hyperparameters()) out[group_key(name)] = value.clone();
   for (size_t i = 0; i < state_.size(); ++i) {
     for (const auto& [name, value] : state_[i]) out[state_key(i, name)] = value.clone();
@@ -146,7 +148,16 @@ void Optimizer::check_state_dict(const std::map<std::string, Tensor>& state_dict
           ", expected ", shape);
     return found->second;
   };
-  std::set<std::string> known = {kLrKey};
+  std::set<std::string> known = {kLrKey, kParamsKey};
+
+  // The parameters' indices, [0, n): absent from files saved before they were recorded.
+  if (const auto found = state_dict.find(kParamsKey); found != state_dict.end()) {
+    const Tensor& indices = found->second;
+    check(indices.defined() && indices.dim() == 1, where, ": ", kParamsKey, " is not a list of indices");
+    check(indices.numel() == static_cast<int64_t>(params_.size()), where,
+          ": the state dict's parameter group has ", indices.numel(), " parameters, this ", name_, "'s has ",
+          params_.size(), " (as PyTorch: it must be made for the same parameters)");
+  }
 
   const double lr = expect(kLrKey, {}).item<double>();
   // Any number but nan (PyTorch loads nan too): a scheduler may have left a negative one.

@@ -61,14 +61,16 @@ class Optimizer {
   /// A snapshot (copies) of the hyperparameters and state as flat, named tensors, PyTorch's
   /// state_dict with its nesting spelt as dots: "param_groups.0.lr", "param_groups.0.betas",
   /// "state.0.step", "state.0.exp_avg", ... (parameters are numbered from 0; a parameter never
-  /// updated has no "state.i.*" entries). Hyperparameters are 0-d tensors (betas has shape [2]).
+  /// updated has no "state.i.*" entries). Hyperparameters are 0-d tensors (betas has shape [2]);
+  /// "param_groups.0.params" holds the parameters' indices 0, 1, ..., n - 1 (int64, [n]).
   std::map<std::string, Tensor> state_dict() const;
 
   /// Restores what state_dict() saved into an optimizer of the same type, options and parameter
   /// shapes: the lr and every parameter's state (converted to the parameter's dtype, as PyTorch).
   /// Unlike PyTorch, the other hyperparameters are not overwritten: they must equal this
   /// optimizer's. Throws std::invalid_argument, before changing anything, for a missing or
-  /// unexpected key, a tensor of the wrong shape, or a hyperparameter that differs.
+  /// unexpected key, a tensor of the wrong shape, a hyperparameter that differs, or a state saved
+  /// for another number of parameters (PyTorch's "doesn't match the size of optimizer's group").
   void load_state_dict(const std::map<std::string, Tensor>& state_dict);
 
  protected:
