@@ -22,6 +22,7 @@
 #include "autograd/random.hpp"
 #include "data/datasets.hpp"
 #include "distributed/data_parallel.hpp"
+#include "examples/support/checkpoint_step.hpp"
 #include "examples/support/cli.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/plot.hpp"
@@ -89,7 +90,7 @@ int main(int argc, char** argv) try {
     load(student, checkpoint);
     nn::NamedTensors state = load_file(optimizer_checkpoint);
     optimizer.load_state_dict({state.begin(), state.end()});
-    step = std::stoll(load_metadata(checkpoint).at("step"));
+    step = support::checkpoint_step(load_metadata(checkpoint), checkpoint);
     if (rank0) history = support::read_loss_history("fit_distributed_loss.csv", step);
     if (rank0)
       std::printf("resuming from %s at step %lld\n", checkpoint.c_str(), static_cast<long long>(step));

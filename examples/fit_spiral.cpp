@@ -18,6 +18,7 @@
 #include "autograd/random.hpp"
 #include "data/dataloader.hpp"
 #include "data/datasets.hpp"
+#include "examples/support/checkpoint_step.hpp"
 #include "examples/support/cli.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/plot.hpp"
@@ -68,7 +69,7 @@ int main(int argc, char** argv) try {
     nn::NamedTensors state = load_file(optimizer_checkpoint);
     optimizer.load_state_dict({state.begin(), state.end()});
     optimizer.set_lr(lr);  // this run's --lr, not the saved one: a diverged run resumes more gently
-    step = std::stoll(load_metadata(checkpoint).at("step"));
+    step = support::checkpoint_step(load_metadata(checkpoint), checkpoint);
     history = support::read_loss_history("fit_spiral_loss.csv", step);
     std::printf("resuming from %s at step %lld\n", checkpoint.c_str(), static_cast<long long>(step));
   }

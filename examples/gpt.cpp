@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -234,9 +235,11 @@ struct Run {
   int64_t max_new_tokens = 500;
   int threads = 0;
   std::string input = MINIGRAD_DATA_DIR "/tinyshakespeare.txt";
-  std::string prompt = "\n";  // the course's context torch.zeros((1, 1)): token 0, a newline
+  std::string prompt;  // none: the course's context torch.zeros((1, 1)), token 0 (a newline here)
+  bool prompt_given = false;
   std::string checkpoint = "gpt.safetensors";
   bool resume = false;
+  bool overwrite = false;
   std::string plot = "gpt_loss.svg";
   std::string output = "gpt_sample.txt";
   bool eval_mode = false;
@@ -265,10 +268,10 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
                  "threads, as torch.set_num_threads (0: OMP_NUM_THREADS or the cores)")
       ->check(at_least(0));
   app.add_option("--input", run.input, "the text to learn");
-  app.add_option("--prompt", run.prompt, "the text generation starts from (default: a newline, as gpt.py)")
-      ->default_str("\\n");
+  app.add_option("--prompt", run.prompt, "the text generation starts from (default: token 0, as gpt.py)");
   app.add_option("--checkpoint", run.checkpoint, "written at every evaluation and at the end");
   app.add_flag("--resume", run.resume, "continue from --checkpoint");
+  app.add_flag("--overwrite", run.overwrite, "start over, replacing an earlier run's --checkpoint");
   app.add_option("--plot", run.plot, "the loss curve (SVG)");
   app.add_option("--output", run.output, "the generated text");
   app.add_flag("--eval-mode", run.eval_mode, "generate with dropout off (gpt.py generates in training mode)");
@@ -300,7 +303,37 @@ void check_config(const Config& c, const Run& run) {
     throw std::invalid_argument("--n-embd " + std::to_string(c.n_embd) + " is not divisible by --n-head " +
                                 std::to_string(c.n_head) + ": each head takes n_embd / n_head channels");
   }
-  if (run.prompt.empty()) throw std::invalid_argument("--prompt needs at least one character");
+  if (run.prompt_given && run.prompt.empty())
+    throw std::invalid_argument("--prompt needs at least one character");
+}
+
+// The run's files, checked before any training: a new run does not replace an earlier run's
+// checkpoint unless told to, no file takes the place of another (--output my.txt --input my.txt
+// would replace the text), and each output's folder exists.
+void check_files(const Run& run) {
+  if (!run.resume && !run.overwrite && std::filesystem::exists(run.checkpoint)) {
+    throw std::invalid_argument("--checkpoint " + run.checkpoint +
+                                " exists (an earlier run saved it): continue that run with --resume, start "
+                                "over with --overwrite, or give another --checkpoint");
+  }
+  const auto canonical = [](const std::string& file) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(file));
+  };
+  const std::vector<std::pair<std::string, std::string>> files = {{"--input", run.input},
+                                                                  {"--checkpoint", run.checkpoint},
+                                                                  {"--plot", run.plot},
+                                                                  {"--output", run.output}};
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& [flag, file] = files[i];
+    const std::filesystem::path path = canonical(file);
+    if (i > 0 && !std::filesystem::is_directory(path.parent_path()))
+      throw std::invalid_argument(flag + " " + file + ": its folder does not exist");
+    for (size_t j = 0; j < i; ++j) {
+      if (path == canonical(files[j].second))
+        throw std::invalid_argument(flag + " " + file + " is also the " + files[j].first +
+                                    " file: each needs a name of its own");
+    }
+  }
 }
 
 int main(int argc, char** argv) try {
@@ -309,7 +342,9 @@ int main(int argc, char** argv) try {
   CLI::App app{"gpt: the course's character-level GPT on tiny Shakespeare (gpt.py in C++)"};
   add_flags(app, c, run);
   CLI11_PARSE(app, argc, argv);
+  run.prompt_given = app.count("--prompt") > 0;
   check_config(c, run);
+  check_files(run);
   if (run.threads > 0) set_num_threads(run.threads);  // our loops' threads, matrix products included
 
   // Data parallelism (README, "Several processes"): under mpirun every rank trains the same model
@@ -332,7 +367,8 @@ int main(int argc, char** argv) try {
   const std::string text = support::read_course_text(run.input);
   data::CharVocab vocab(text);
   const int64_t vocab_size = vocab.size();
-  Tensor context = vocab.encode_tensor(run.prompt).view({1, -1});  // the course's [[0]]: one newline
+  Tensor context = run.prompt_given ? vocab.encode_tensor(run.prompt).view({1, -1})
+                                    : zeros({1, 1}, {.dtype = kInt64});  // the course's [[0]]
 
   // Train and test splits: the first 90% trains, the rest is for validation.
   Tensor data = vocab.encode_tensor(text);
@@ -460,7 +496,7 @@ int main(int argc, char** argv) try {
   if (run.eval_mode) model.eval();
   const std::string sample = vocab.decode(model.generate(context, run.max_new_tokens)[0]);
   std::printf("%s\n", sample.c_str());
-  support::write_text_file(run.output, sample + "\n");
+  support::write_text_file(run.output, sample + "\n", "--output");
   return 0;
 } catch (const std::exception& error) {
   // Under mpirun the other ranks may be waiting for this one: end them all, naming this rank.

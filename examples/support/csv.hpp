@@ -8,13 +8,13 @@
 
 #include <charconv>
 #include <cstdint>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "data/csv.hpp"
+#include "examples/support/text_file.hpp"
 
 namespace support {
 
@@ -51,17 +51,16 @@ inline void write_csv(const std::string& path, const std::vector<Column>& column
                                   std::to_string(columns.front().second.size()));
     }
   }
-  std::ofstream file(path);
-  for (size_t c = 0; c < columns.size(); ++c) file << (c > 0 ? "," : "") << columns[c].first;
-  file << "\n";
+  std::string text;
+  for (size_t c = 0; c < columns.size(); ++c) text += (c > 0 ? "," : "") + columns[c].first;
+  text += "\n";
   const size_t rows = columns.empty() ? 0 : columns.front().second.size();
   for (size_t r = 0; r < rows; ++r) {
     for (size_t c = 0; c < columns.size(); ++c)
-      file << (c > 0 ? "," : "") << number_text(columns[c].second[r]);
-    file << "\n";
+      text += (c > 0 ? "," : "") + number_text(columns[c].second[r]);
+    text += "\n";
   }
-  file.flush();
-  if (!file) throw std::runtime_error("write_csv: cannot write " + path);
+  write_text_file(path, text, "write_csv");  // whole or not at all: a resumed run rewrites its history
 }
 
 /// `step,loss` lines: the history of a run.

@@ -6,15 +6,11 @@
 // the default generator's state ("rng_state"), the loss history ("history.*") and, as metadata,
 // the step and the run's configuration. One file written atomically (save_file writes a
 // temporary file and renames it), so a crash or a full disk mid-save leaves the previous
-// checkpoint whole. The text a run generates is written the same way (write_text_file).
+// checkpoint whole. Its text, CSV and pictures are written the same way (support/text_file.hpp).
 #pragma once
-
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -23,6 +19,7 @@
 #include "autograd/random.hpp"
 #include "autograd/tensor.hpp"
 #include "data/text.hpp"
+#include "examples/support/checkpoint_step.hpp"
 #include "examples/support/plot.hpp"
 #include "io/safetensors.hpp"
 #include "nn/module.hpp"
@@ -108,9 +105,7 @@ inline int64_t load_checkpoint(const std::string& path, minigrad::nn::Module& mo
                                const minigrad::Metadata& config) {
   const minigrad::nn::NamedTensors tensors = minigrad::load_file(path);
   const minigrad::Metadata metadata = minigrad::load_metadata(path);
-  if (!metadata.contains("step")) {
-    throw std::runtime_error(path + " is not a checkpoint of this program: its metadata has no 'step'");
-  }
+  const int64_t step = checkpoint_step(metadata, path);  // throws for a missing or malformed one
   minigrad::nn::StateDict model_state;
   std::map<std::string, minigrad::Tensor> optimizer_state;
   minigrad::Tensor rng_state;
@@ -152,29 +147,7 @@ inline int64_t load_checkpoint(const std::string& path, minigrad::nn::Module& mo
   history.eval_steps = detail::column_of(tensors, "history.eval_steps", path);
   history.eval_train = detail::column_of(tensors, "history.eval_train", path);
   history.eval_val = detail::column_of(tensors, "history.eval_val", path);
-  return std::stoll(metadata.at("step"));
-}
-
-/// Writes `text` to `path` as a whole or not at all: into `path.tmp-<pid>` first, renamed over
-/// `path` once complete. Throws std::runtime_error naming the path when it cannot be written.
-inline void write_text_file(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary);
-    file << text;
-    file.flush();
-    if (!file) {
-      std::filesystem::remove(temporary);
-      throw std::runtime_error("cannot write " + path +
-                               " (the folder is missing or not writable, or the disk is full)");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::filesystem::remove(temporary);
-    throw std::runtime_error("cannot write " + path + ": " + error.message());
-  }
+  return step;
 }
 
 /// The loss curve as an SVG picture: each training batch's loss (faint, it is noisy) and the

@@ -10,11 +10,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "examples/support/text_file.hpp"
 
 namespace support {
 
@@ -172,15 +173,15 @@ class Svg {
     body_ << "\"/>\n";
   }
 
-  /// Writes the picture. Throws std::runtime_error naming the file when it cannot be written.
+  /// Writes the picture, as a whole or not at all (write_text_file). Throws std::runtime_error
+  /// naming the file when it cannot be written.
   void save(const std::string& path) const {
-    std::ofstream file(path);
+    std::ostringstream file;
     file << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
          << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width_ << "\" height=\"" << height_
          << "\" viewBox=\"0 0 " << width_ << " " << height_ << "\" font-family=\"sans-serif\">\n"
          << body_.str() << "</svg>\n";
-    file.flush();
-    if (!file) throw std::runtime_error("Svg::save: cannot write " + path);
+    write_text_file(path, file.str(), "Svg::save");  // whole or not at all
   }
 
  private:

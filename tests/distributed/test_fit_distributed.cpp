@@ -73,7 +73,7 @@ BOOST_AUTO_TEST_CASE(a_bad_flag_on_two_ranks_ends_the_job_with_the_flags_message
   // Every rank reads the same flags and stops before joining the job: none waits for another.
   const Run bad = run(fresh_folder("bad"), 2, "--save-every 0");
   BOOST_TEST(bad.exit_code != 0);
-  BOOST_TEST(bad.output.find("--save-every: 0 is not a number above 0") != std::string::npos);
+  BOOST_TEST(bad.output.find("--save-every: 0 is not a finite number above 0") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -346,6 +346,16 @@ BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_n
        "no/such/folder"},
       {"resume without a checkpoint", small + " --resume", "gpt.safetensors"},
       {"n_embd of zero", "--n-embd 0", "--n-embd"},
+      {"an infinite learning rate (it trained on nan)", small + " --learning-rate inf",
+       "--learning-rate: inf is not a finite number above 0"},
+      // Review: --input my.txt --output my.txt replaced the text with the sample; found before
+      // anything is read or written now.
+      {"the output in place of the text", small + " --input text.txt --output text.txt",
+       "--output text.txt is also the --input file"},
+      {"the plot in place of the checkpoint", small + " --plot ./gpt.safetensors",
+       "--plot ./gpt.safetensors is also the --checkpoint file"},
+      {"a missing output folder, found before training", small + " --output no/such/sample.txt",
+       "--output no/such/sample.txt: its folder does not exist"},
   };
   for (const BadRun& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {
@@ -356,6 +366,44 @@ BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_n
       BOOST_TEST(fs::is_empty(folder.path), "files were left behind");
     }
   }
+}
+
+// Review: `gpt` and then `gpt --max-iters 0`, as this README shows them, replaced the trained
+// checkpoint with the untrained one. A new run now leaves an earlier run's checkpoint alone
+// unless given --overwrite (or --resume, which continues it).
+BOOST_AUTO_TEST_CASE(a_new_run_does_not_replace_an_earlier_runs_checkpoint_unless_told_to) {
+  const std::string small =
+      " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
+      "--max-iters 2 --max-new-tokens 5";
+  TempFolder folder;
+  BOOST_TEST_REQUIRE(run_example("gpt", small, folder).status == 0);
+  const std::string trained = read_file(folder.file("gpt.safetensors"));
+  Run run = run_example("gpt", small + " --max-iters 0", folder);
+  BOOST_TEST(run.status != 0);
+  BOOST_TEST(contains(run.errors, "--checkpoint gpt.safetensors exists (an earlier run saved it)"),
+             run.errors);
+  BOOST_TEST(read_file(folder.file("gpt.safetensors")) == trained);
+  run = run_example("gpt", small + " --max-iters 0 --overwrite", folder);
+  BOOST_TEST(run.status == 0, run.errors);
+  BOOST_TEST(read_file(folder.file("gpt.safetensors")) != trained);
+}
+
+// gpt.py starts generating from token 0 (torch.zeros((1, 1))), whatever the text; a newline was
+// encoded instead, which a text without one refused ("character '\n' ... is not in the vocabulary").
+BOOST_AUTO_TEST_CASE(without_a_prompt_generation_starts_from_token_0_as_the_script) {
+  TempFolder folder;
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += "cab ";  // no newline; token 0 is ' ', then 'a', 'b', 'c'
+  std::ofstream(folder.file("text.txt")) << text;
+  const Run run = run_example(
+      "gpt",
+      "--input text.txt --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
+      "--max-iters 1 --max-new-tokens 5",
+      folder);
+  BOOST_TEST_REQUIRE(run.status == 0, run.errors);
+  const std::string sample = read_file(folder.file("gpt_sample.txt"));
+  BOOST_TEST(sample.size() == 7u);  // token 0, five new ones, the newline
+  BOOST_TEST(sample.front() == ' ');
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_checkpoint_is_refused_with_what_is_wrong_and_left_as_it_was) {

@@ -5,11 +5,14 @@
 // 1e-4 relative; tools/reference/train_reference.py is the PyTorch twin that wrote the fixture.
 // Examples: each binary runs in a fresh temporary folder; the test reads the figures of its summary
 // line, then parses the CSV and SVG files it wrote, and checks its answers to bad input.
+#include <sys/resource.h>
+
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +29,7 @@
 #include "data/csv.hpp"
 #include "data/dataloader.hpp"
 #include "data/datasets.hpp"
+#include "examples/support/checkpoint_step.hpp"
 #include "examples/support/csv.hpp"
 #include "examples/support/plot.hpp"
 #include "io/safetensors.hpp"
@@ -383,11 +387,13 @@ struct BadArguments {
 BOOST_AUTO_TEST_CASE(bad_arguments_are_errors_naming_the_argument) {
   // The flags are CLI11's: its messages, its exit codes (non-zero), and a pointer to --help.
   const std::vector<BadArguments> cases = {
-      {"fit_spiral", "--steps abc", "--steps: abc is not a number above 0"},
-      {"fit_spiral", "--steps 0", "--steps: 0 is not a number above 0"},
+      {"fit_spiral", "--steps abc", "--steps: abc is not a finite number above 0"},
+      {"fit_spiral", "--steps 0", "--steps: 0 is not a finite number above 0"},
       {"fit_digits", "--steps 2.5", "Could not convert: --steps = 2.5"},
-      {"fit_feedforward", "--lr -0.1", "--lr: -0.1 is not a number above 0"},
-      {"fit_feedforward", "--lr=fast", "--lr: fast is not a number above 0"},
+      {"fit_feedforward", "--lr -0.1", "--lr: -0.1 is not a finite number above 0"},
+      {"fit_feedforward", "--lr=fast", "--lr: fast is not a finite number above 0"},
+      {"fit_feedforward", "--lr inf", "--lr: inf is not a finite number above 0"},  // trained on nan
+      {"fit_feedforward", "--lr 1e400", "--lr: 1e400 is not a finite number above 0"},
       {"fit_spiral", "--steps", "--steps: 1 required"},
       {"fit_digits", "--stpes 10", "not expected: 10 --stpes"},
       {"fit_spiral", "extra", "not expected: extra"},
@@ -455,6 +461,61 @@ BOOST_AUTO_TEST_CASE(loss_history_reads_back_exactly_up_to_the_checkpoint) {
   BOOST_TEST(back.steps == (std::vector<double>{1, 2, 3}), boost::test_tools::per_element());
   BOOST_TEST(back.losses == std::vector<double>(history.losses.begin(), history.losses.begin() + 3),
              boost::test_tools::per_element());  // exact: the shortest text that reads back the same
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Review: a CSV rewritten on resume was cut mid-line when the write failed (a file-size limit),
+// losing the steps before the checkpoint. A file is now written whole or not at all.
+BOOST_AUTO_TEST_CASE(a_failed_write_leaves_the_previous_file_as_it_was) {
+  TempFolder folder;
+  const std::string path = (folder.path / "loss.csv").string();
+  support::LossHistory history;
+  for (int step = 1; step <= 10; ++step) history.add(step, 1.0 / step);
+  support::write_csv(path, history);
+  const std::string before = file_text(path);
+
+  for (int step = 11; step <= 2000; ++step) history.add(step, 1.0 / step);  // about 40 KB
+  rlimit limit{};
+  BOOST_TEST_REQUIRE(getrlimit(RLIMIT_FSIZE, &limit) == 0);
+  const rlimit small{.rlim_cur = 4096, .rlim_max = limit.rlim_max};
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // a write beyond the limit fails instead
+  BOOST_TEST_REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
+  bool threw = false;
+  try {
+    support::write_csv(path, history);
+  } catch (const std::runtime_error& error) {
+    threw = std::string(error.what()).find("write_csv: cannot write " + path) != std::string::npos;
+  }
+  setrlimit(RLIMIT_FSIZE, &limit);
+  std::signal(SIGXFSZ, old_handler);
+  BOOST_TEST(threw);
+  BOOST_TEST(file_text(path) == before);
+  BOOST_TEST(std::distance(fs::directory_iterator(folder.path), fs::directory_iterator()) ==
+             1);  // no temporary
+}
+
+// The step a checkpoint's metadata holds: digits only (review: "-5" resumed at step -5, "2.5" and
+// " 2" at 2, and a file without a step gave "map::at").
+BOOST_AUTO_TEST_CASE(a_checkpoint_step_is_a_whole_number_or_an_error_naming_the_file) {
+  BOOST_TEST(support::checkpoint_step({{"step", "200"}}, "f.safetensors") == 200);
+  BOOST_TEST(support::checkpoint_step({{"step", "0"}}, "f.safetensors") == 0);
+  for (const std::string bad : {"-5", "2.5", " 2", "2 ", "+2", "abc", "", "99999999999999999999"}) {
+    BOOST_TEST_CONTEXT("step '" << bad << "'") {
+      check_throws<std::runtime_error>(
+          [&] {
+            support::checkpoint_step({{"step", bad}}, "f.safetensors");
+          },
+          "f.safetensors: its 'step' metadata is '" + bad + "'");
+    }
+  }
+  check_throws<std::runtime_error>([] { support::checkpoint_step({}, "w.safetensors"); },
+                                   "w.safetensors has no 'step' in its metadata");
 }
 
 BOOST_AUTO_TEST_CASE(helpers_refuse_bad_input_naming_the_shapes_or_the_file) {
