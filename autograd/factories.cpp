@@ -24,18 +24,25 @@ Tensor with_grad(Tensor t, const TensorOptions& options) {
 }
 }  // namespace
 
-Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
-  Tensor out = detail::new_tensor(shape, options.dtype, "full");
+namespace {
+// full, under the name of the factory called, for its errors ("zeros: out of memory ...").
+Tensor filled(const Shape& shape, Scalar value, TensorOptions options, const char* op) {
+  Tensor out = detail::new_tensor(shape, options.dtype, op);
   {
     NoGradGuard no_grad;
     out.fill_(value);
   }
   return with_grad(out, options);
 }
+}  // namespace
 
-Tensor empty(const Shape& shape, TensorOptions options) { return full(shape, 0, options); }
-Tensor zeros(const Shape& shape, TensorOptions options) { return full(shape, 0, options); }
-Tensor ones(const Shape& shape, TensorOptions options) { return full(shape, 1, options); }
+Tensor full(const Shape& shape, Scalar value, TensorOptions options) {
+  return filled(shape, value, options, "full");
+}
+
+Tensor empty(const Shape& shape, TensorOptions options) { return filled(shape, 0, options, "empty"); }
+Tensor zeros(const Shape& shape, TensorOptions options) { return filled(shape, 0, options, "zeros"); }
+Tensor ones(const Shape& shape, TensorOptions options) { return filled(shape, 1, options, "ones"); }
 Tensor scalar_tensor(Scalar value, TensorOptions options) { return full({}, value, options); }
 
 Tensor eye(int64_t n, TensorOptions options) {

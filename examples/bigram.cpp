@@ -120,13 +120,13 @@ int main(int argc, char** argv) try {
     std::map<std::string, float> out;
     model.eval();
     for (const std::string split : {"train", "val"}) {
-      std::vector<float> losses(eval_iters);  // torch.zeros(eval_iters)
+      Tensor losses = zeros({eval_iters});  // torch.zeros(eval_iters)
       for (int64_t k = 0; k < eval_iters; ++k) {
         auto [X, Y] = get_batch(split);
         auto [logits, loss] = model.forward(X, Y);
-        losses[k] = loss.item<float>();
+        losses.index_put_({k}, loss.item<float>());  // losses[k] = loss.item()
       }
-      out[split] = tensor(losses, {eval_iters}).mean().item<float>();
+      out[split] = losses.mean().item<float>();
     }
     model.train();
     return out;

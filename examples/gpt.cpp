@@ -305,6 +305,14 @@ void check_config(const Config& c, const Run& run) {
   }
   if (run.prompt_given && run.prompt.empty())
     throw std::invalid_argument("--prompt needs at least one character");
+  const bool evaluated = run.stop_at % c.eval_interval == 0 || run.stop_at == c.max_iters - 1;
+  if (run.stop_at >= 0 && (run.stop_at >= c.max_iters || !evaluated)) {  // it was ignored
+    throw std::invalid_argument(
+        "--stop-at " + std::to_string(run.stop_at) +
+        " is not a step this run evaluates and checkpoints (multiples of --eval-interval " +
+        std::to_string(c.eval_interval) + " below --max-iters " + std::to_string(c.max_iters) +
+        ", and its last step)");
+  }
 }
 
 // The run's files, checked before any training: a new run does not replace an earlier run's
@@ -390,18 +398,17 @@ int main(int argc, char** argv) try {
     std::map<std::string, float> out;
     model.eval();
     for (const std::string split : {"train", "val"}) {
-      std::vector<float> losses(c.eval_iters);  // torch.zeros(eval_iters)
+      Tensor losses = zeros({c.eval_iters});  // torch.zeros(eval_iters)
       for (int64_t k = 0; k < c.eval_iters; ++k) {
         auto [X, Y] = get_batch(split);
         auto [logits, loss] = model.forward(share(X), share(Y));
-        losses[k] = loss.item<float>();
+        losses.index_put_({k}, loss.item<float>());  // losses[k] = loss.item()
       }
-      Tensor mean_losses = tensor(losses, {c.eval_iters});
       if (parallel) {  // each rank's mean over its rows; their average is the whole batch's mean
-        dist::all_reduce(mean_losses);
-        mean_losses = mean_losses / static_cast<double>(ranks);
+        dist::all_reduce(losses);
+        losses = losses / static_cast<double>(ranks);
       }
-      out[split] = mean_losses.mean().item<float>();
+      out[split] = losses.mean().item<float>();
     }
     model.train();
     return out;

@@ -185,8 +185,8 @@ BOOST_AUTO_TEST_CASE(running_out_of_memory_names_the_op_the_shape_and_the_bytes)
 #else
   const int64_t n = int64_t{1} << 20;
   const std::vector<std::pair<std::function<void()>, std::string>> cases = {
-      {[] { zeros({int64_t{1} << 40}); },
-       "full: out of memory allocating a float32 tensor of shape [1099511627776] (4398046511104 bytes)"},
+      {[] { zeros({int64_t{1} << 40}); },  // the factory called, not the full() it calls
+       "zeros: out of memory allocating a float32 tensor of shape [1099511627776] (4398046511104 bytes)"},
       {[n] {
          (void)(zeros({n, 1}) + zeros({1, n}));
        },

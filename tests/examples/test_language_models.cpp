@@ -356,6 +356,10 @@ BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_n
        "--plot ./gpt.safetensors is also the --checkpoint file"},
       {"a missing output folder, found before training", small + " --output no/such/sample.txt",
        "--output no/such/sample.txt: its folder does not exist"},
+      {"a stop at a step without a checkpoint (it was ignored)",
+       small + " --max-iters 8 --eval-interval 4 --stop-at 3",
+       "--stop-at 3 is not a step this run evaluates and checkpoints"},
+      {"a stop beyond the run", small + " --stop-at 2", "--stop-at 2 is not a step this run evaluates"},
   };
   for (const BadRun& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {
