@@ -428,6 +428,9 @@ int main(int argc, char** argv) try {
   if (run.resume) {
     start = support::load_checkpoint(run.checkpoint, model, optimizer, history, config_metadata(c, run));
     optimizer.set_lr(c.learning_rate);  // this run's --learning-rate, as its note says, not the saved one
+    if (run.stop_at >= 0 && run.stop_at <= start)  // the run continues after `start`: it was ignored
+      throw std::invalid_argument("--stop-at " + std::to_string(run.stop_at) + " is not after step " +
+                                  std::to_string(start) + ", where " + run.checkpoint + " resumes");
     if (rank0)
       std::printf("resuming from %s at step %lld\n", run.checkpoint.c_str(), static_cast<long long>(start));
   }

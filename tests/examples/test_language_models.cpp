@@ -283,6 +283,13 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_at_a_checkpoint_and_resumed_prints_what_the_u
   BOOST_TEST_REQUIRE(first.status == 0, first.errors);
   BOOST_TEST(contains(first.output, "stopped at step 10"));
   BOOST_TEST(!fs::exists(stopped.file("gpt_sample.txt")));
+  // Regression: a --stop-at at or before the resumed step was ignored and the run went to its end.
+  const std::string saved = read_file(stopped.file("gpt.safetensors"));
+  const Run early = run_example("gpt", flags(want) + " --print-losses --resume --stop-at 10", stopped);
+  BOOST_TEST(early.status != 0);
+  BOOST_TEST(contains(early.errors, "--stop-at 10 is not after step 10, where gpt.safetensors resumes"),
+             early.errors);
+  BOOST_TEST(read_file(stopped.file("gpt.safetensors")) == saved);
   const Run second = run_example("gpt", flags(want) + " --print-losses --resume", stopped);
   BOOST_TEST_REQUIRE(second.status == 0, second.errors);
   BOOST_TEST(contains(second.output, "resuming from gpt.safetensors at step 10\n"));
