@@ -119,6 +119,16 @@ std::string_view trim(std::string_view field) {
   return field.substr(first, last - first + 1);
 }
 
+/// The field as an error quotes it: whole up to 40 bytes, else its first 40 (not cutting a UTF-8
+/// character) and its length, so that a megabyte-long field gives a message of one line.
+std::string quoted(std::string_view field) {
+  constexpr size_t kShown = 40;
+  if (field.size() <= kShown) return concat("\"", field, "\"");
+  size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(field[cut]) & 0xC0) == 0x80) --cut;
+  return concat("\"", field.substr(0, cut), "...\" (", field.size(), " bytes)");
+}
+
 /// Appends the values of one line to `values`; returns how many there were.
 int64_t parse_line(std::string_view line, char delimiter, const std::string& path, int64_t line_number,
                    std::vector<double>& values) {
@@ -134,8 +144,8 @@ int64_t parse_line(std::string_view line, char delimiter, const std::string& pat
     double value = 0.0;
     const auto [rest, error] = std::from_chars(field.data(), field.data() + field.size(), value);
     check<std::runtime_error>(error == std::errc() && rest == field.data() + field.size() && !field.empty(),
-                              "read_csv: ", path, ":", line_number, ": column ", column, ": \"",
-                              trim(line.substr(start, end - start)), "\" is not a number");
+                              "read_csv: ", path, ":", line_number, ": column ", column, ": ",
+                              quoted(trim(line.substr(start, end - start))), " is not a number");
     values.push_back(value);
 
     if (end == line.size()) return column;

@@ -420,6 +420,9 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
   const std::string empty_field = dir.write("empty_field.csv", "1,,3\n");
   const std::string trailing = dir.write("trailing.csv", "1,2.5x,3\n");
   const std::string header_only = dir.write("header.csv", "a,b\n\n");
+  const std::string huge_field = dir.write("huge.csv", "1," + std::string(100000, 'x') + "\n");
+  const std::string accent =
+      dir.write("accent.csv", "1," + std::string(39, 'x') + "\xC3\xA9xx\n");  // é at 40-41
   // The first 2000 bytes of a gzip file: decompression runs out of data in the middle.
   std::string digits;
   {
@@ -445,6 +448,11 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
        ":1: column 2: \"2.5x\" is not a number"},
       {"no data lines", [&] { data::read_csv(header_only, {.skip_header = true}); }, Throws::RuntimeError,
        header_only + " has no data lines"},
+      // Regression: the message quoted the whole field, 100,000 bytes of it.
+      {"a huge field is quoted by its start", [&] { data::read_csv(huge_field); }, Throws::RuntimeError,
+       huge_field + ":1: column 2: \"" + std::string(40, 'x') + "...\" (100000 bytes) is not a number"},
+      {"a quoted start ends before a UTF-8 character it would cut", [&] { data::read_csv(accent); },
+       Throws::RuntimeError, ": column 2: \"" + std::string(39, 'x') + "...\" (43 bytes)"},
       {"a truncated gzip file", [&] { data::read_csv(truncated); }, Throws::RuntimeError, "cannot read"},
   };
   for (const BadInput& bad : table) expect_error(bad);
