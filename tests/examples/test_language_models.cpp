@@ -172,6 +172,11 @@ void check_printed_after_training(const std::string& got, const json& want_run) 
   }
 }
 
+// A GPT small enough to train two steps in a test of flags and files.
+const std::string kSmallRun =
+    " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
+    "--max-iters 2 --max-new-tokens 5";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(language_models)
@@ -338,9 +343,7 @@ struct BadRun {
 };
 
 BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_no_file) {
-  const std::string small =
-      " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
-      "--max-iters 2 --max-new-tokens 5";
+  const std::string small = kSmallRun;
   const std::vector<BadRun> cases{
       {"missing text", "--input no/such.txt", "cannot open 'no/such.txt'"},
       {"missing text says where it comes from", "--input no/such.txt", "assets/tinyshakespeare.txt"},
@@ -383,9 +386,7 @@ BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_n
 // checkpoint with the untrained one. A new run now leaves an earlier run's checkpoint alone
 // unless given --overwrite (or --resume, which continues it).
 BOOST_AUTO_TEST_CASE(a_new_run_does_not_replace_an_earlier_runs_checkpoint_unless_told_to) {
-  const std::string small =
-      " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
-      "--max-iters 2 --max-new-tokens 5";
+  const std::string small = kSmallRun;
   TempFolder folder;
   BOOST_TEST_REQUIRE(run_example("gpt", small, folder).status == 0);
   const std::string trained = read_file(folder.file("gpt.safetensors"));
@@ -418,9 +419,7 @@ BOOST_AUTO_TEST_CASE(without_a_prompt_generation_starts_from_token_0_as_the_scri
 }
 
 BOOST_AUTO_TEST_CASE(a_bad_checkpoint_is_refused_with_what_is_wrong_and_left_as_it_was) {
-  const std::string small =
-      " --batch-size 2 --block-size 8 --n-embd 16 --n-head 2 --n-layer 1 --eval-iters 1 "
-      "--max-iters 2 --max-new-tokens 5";
+  const std::string small = kSmallRun;
   TempFolder folder;
   BOOST_TEST_REQUIRE(run_example("gpt", small, folder).status == 0);
   const std::string checkpoint = read_file(folder.file("gpt.safetensors"));
