@@ -125,7 +125,9 @@ std::string quoted(std::string_view field) {
   constexpr size_t kShown = 40;
   if (field.size() <= kShown) return concat("\"", field, "\"");
   size_t cut = kShown;
-  while (cut > 0 && (static_cast<unsigned char>(field[cut]) & 0xC0) == 0x80) --cut;
+  // A UTF-8 character has at most 3 continuation bytes; more of them in a row are not UTF-8.
+  while (cut > kShown - 3 && (static_cast<unsigned char>(field[cut]) & 0xC0) == 0x80) --cut;
+  if ((static_cast<unsigned char>(field[cut]) & 0xC0) == 0x80) cut = kShown;
   return concat("\"", field.substr(0, cut), "...\" (", field.size(), " bytes)");
 }
 

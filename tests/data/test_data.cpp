@@ -421,6 +421,7 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
   const std::string trailing = dir.write("trailing.csv", "1,2.5x,3\n");
   const std::string header_only = dir.write("header.csv", "a,b\n\n");
   const std::string huge_field = dir.write("huge.csv", "1," + std::string(100000, 'x') + "\n");
+  const std::string not_utf8 = dir.write("not_utf8.csv", "1,a" + std::string(100, '\x80') + "\n");
   const std::string accent =
       dir.write("accent.csv", "1," + std::string(39, 'x') + "\xC3\xA9xx\n");  // é at 40-41
   // The first 2000 bytes of a gzip file: decompression runs out of data in the middle.
@@ -453,6 +454,9 @@ BOOST_AUTO_TEST_CASE(read_csv_names_the_file_line_and_column_of_bad_input) {
        huge_field + ":1: column 2: \"" + std::string(40, 'x') + "...\" (100000 bytes) is not a number"},
       {"a quoted start ends before a UTF-8 character it would cut", [&] { data::read_csv(accent); },
        Throws::RuntimeError, ": column 2: \"" + std::string(39, 'x') + "...\" (43 bytes)"},
+      // Review: a run of continuation bytes (not UTF-8) was backed over whole, and nothing shown.
+      {"bytes that are not UTF-8 are cut at 40", [&] { data::read_csv(not_utf8); }, Throws::RuntimeError,
+       ": column 2: \"a" + std::string(39, '\x80') + "...\" (101 bytes)"},
       {"a truncated gzip file", [&] { data::read_csv(truncated); }, Throws::RuntimeError, "cannot read"},
   };
   for (const BadInput& bad : table) expect_error(bad);
