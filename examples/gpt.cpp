@@ -277,7 +277,8 @@ void add_flags(CLI::App& app, Config& c, Run& run) {
   app.add_flag("--eval-mode", run.eval_mode, "generate with dropout off (gpt.py generates in training mode)");
   app.add_flag("--print-losses", run.print_losses, "print every training batch's loss");
   app.add_option("--stop-at", run.stop_at,
-                 "end after the checkpoint of the evaluation at this step (--resume goes on)");
+                 "end after the checkpoint of the evaluation at this step (--resume goes on)")
+      ->check(at_least(0));
   app.add_flag("--distributed", run.distributed,
                "train on the ranks mpirun started (on by itself under mpirun)");
 }
@@ -428,7 +429,11 @@ int main(int argc, char** argv) try {
   if (run.resume) {
     start = support::load_checkpoint(run.checkpoint, model, optimizer, history, config_metadata(c, run));
     optimizer.set_lr(c.learning_rate);  // this run's --learning-rate, as its note says, not the saved one
-    if (run.stop_at >= 0 && run.stop_at <= start)  // the run continues after `start`: it was ignored
+    // The run goes on from `start`, evaluating it again unless the checkpoint's history already
+    // holds that evaluation (then `start` is past): a --stop-at before that would be ignored.
+    const bool evaluated_at_start =
+        !history.eval_steps.empty() && history.eval_steps.back() == static_cast<double>(start);
+    if (run.stop_at >= 0 && (run.stop_at < start || (run.stop_at == start && evaluated_at_start)))
       throw std::invalid_argument("--stop-at " + std::to_string(run.stop_at) + " is not after step " +
                                   std::to_string(start) + ", where " + run.checkpoint + " resumes");
     if (rank0)

@@ -295,6 +295,15 @@ BOOST_AUTO_TEST_CASE(a_run_stopped_at_a_checkpoint_and_resumed_prints_what_the_u
   BOOST_TEST(contains(early.errors, "--stop-at 10 is not after step 10, where gpt.safetensors resumes"),
              early.errors);
   BOOST_TEST(read_file(stopped.file("gpt.safetensors")) == saved);
+  {  // Review: a run that ended at step 8 saved it unevaluated; a longer resume evaluates it, and may stop
+     // there.
+    TempFolder ended;
+    BOOST_TEST_REQUIRE(run_example("gpt", kSmallRun + " --max-iters 8 --eval-interval 4", ended).status == 0);
+    const Run longer =
+        run_example("gpt", kSmallRun + " --max-iters 12 --eval-interval 4 --resume --stop-at 8", ended);
+    BOOST_TEST(longer.status == 0, longer.errors);
+    BOOST_TEST(contains(longer.output, "stopped at step 8"), longer.output);
+  }
   const Run second = run_example("gpt", flags(want) + " --print-losses --resume", stopped);
   BOOST_TEST_REQUIRE(second.status == 0, second.errors);
   BOOST_TEST(contains(second.output, "resuming from gpt.safetensors at step 10\n"));
@@ -370,6 +379,8 @@ BOOST_AUTO_TEST_CASE(bad_input_ends_with_a_message_and_a_non_zero_exit_leaving_n
        small + " --max-iters 8 --eval-interval 4 --stop-at 3",
        "--stop-at 3 is not a step this run evaluates and checkpoints"},
       {"a stop beyond the run", small + " --stop-at 2", "--stop-at 2 is not a step this run evaluates"},
+      {"a negative stop (it was ignored)", small + " --stop-at -4",
+       "--stop-at: needs a whole number of at least 0, got '-4'"},
   };
   for (const BadRun& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {
