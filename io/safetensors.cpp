@@ -20,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -342,87 +343,6 @@ struct Header {
   uint64_t data_start = 0;  // 8 + N
 };
 
-// A first pass over the header's JSON text that builds nothing: it refuses what nlohmann::json
-// would accept silently (a key given twice in one object: it keeps the last) and what only an
-// attack needs and would cost memory once built: nesting deeper than a header has ({"name":
-// {"shape": [...]}} is 3 levels) and a list longer than a shape can be (40 million dims in an
-// 80 MB file took 1.8 GB). In time linear in the text: nlohmann's parse callback, which did these
-// checks, rescans the enclosing object at each closing brace (a header of 40,000 tensors took 16 s).
-class HeaderCheck : public nlohmann::json_sax<json> {
- public:
-  explicit HeaderCheck(const std::string& where) : where_(where) {}
-
-  bool start_object(std::size_t) override {
-    open();
-    keys_.emplace_back();
-    return true;
-  }
-  bool key(string_t& key) override {
-    const size_t depth = lengths_.size();
-    if (depth == 1) tensor_ = key;
-    if (depth <= 2) list_ = key;  // the key of a list about to open
-    check_file(keys_.back().insert(key).second, where_, depth == 1 ? "tensor " : "key ", quoted(key),
-               " appears twice", depth == 1 ? "" : " in one entry of the header");
-    return true;
-  }
-  bool end_object() override {
-    keys_.pop_back();
-    lengths_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    open();
-    return true;
-  }
-  bool end_array() override {
-    const size_t length = lengths_.back();
-    const std::string where = concat(where_, "tensor ", quoted(tensor_), ": ");
-    if (list_ == "shape")  // the same words as parse_entry's check, for any length
-      check_file(length <= kMaxDims, where, "shape has ", length,
-                 " dims; only tensors with up to 64 dims are supported");
-    check_file(length <= kMaxDims, where, list_, " has ", length, " entries");
-    lengths_.pop_back();
-    return true;
-  }
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t) override { return value(); }
-  bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
-    throw std::runtime_error(concat(where_, "the header is not valid JSON (", shorten(error.what()), ")"));
-  }
-
- private:
-  void open() {
-    check_file(lengths_.size() < 3, where_, "the header nests deeper than a safetensors header can");
-    value();  // an entry of the container it opens in
-    lengths_.push_back(0);
-  }
-  bool value() {
-    if (!lengths_.empty()) ++lengths_.back();
-    return true;
-  }
-
-  const std::string& where_;
-  std::vector<size_t> lengths_;              // the entries of each open object and list, so far
-  std::vector<std::set<std::string>> keys_;  // the keys seen so far in each open object
-  std::string tensor_, list_;                // the entry and the key of the list being read
-};
-
-// Parses the header's JSON after HeaderCheck has passed it.
-json parse_json(const std::string& text, const std::string& where) {
-  HeaderCheck check(where);
-  json::sax_parse(text, &check);
-  try {
-    return json::parse(text);
-  } catch (const json::exception& error) {
-    throw std::runtime_error(concat(where, "the header is not valid JSON (", shorten(error.what()), ")"));
-  }
-}
-
 // A JSON number that is a non-negative integer fitting int64 (a size or an offset), or throws.
 int64_t parse_count(const json& value, const std::string& where, const char* what) {
   check_file(value.is_number(), where, what, " ", excerpt(value), " is not a number");
@@ -468,6 +388,135 @@ Entry parse_entry(const std::string& name, const json& value, const std::string&
              "] end before they begin");
   return entry;
 }
+
+// Reads the header's JSON text event by event (nlohmann's SAX interface) into a Header, checking
+// each part as it arrives: the top level an object, each value in it a tensor's object of dtype,
+// shape and data_offsets or the metadata's object of strings, no key twice in one object (JSON
+// readers keep the last), no nesting deeper than that, no list longer than a shape can be. What it
+// refuses is never built: a header read whole first (nlohmann::json::parse) took 1.3 GB for 8
+// million empty lists in 100 MB of text, and an abort in nlohmann's destructor under a memory limit.
+// Only one tensor's fields are held as JSON at a time, for parse_entry; the time is linear in the
+// text (a parse callback rescans the enclosing object at each closing brace: 40,000 tensors took 16 s).
+class HeaderReader : public nlohmann::json_sax<json> {
+ public:
+  HeaderReader(const std::string& where, Header& header) : where_(where), header_(header) {}
+
+  bool start_object(std::size_t) override {
+    open(json::object());
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    open(json::array());
+    return true;
+  }
+  bool key(string_t& key) override {
+    const size_t depth = open_.size();
+    if (depth == 1) {  // a tensor's name, or the metadata's
+      name_ = key;
+      check_file(names_.insert(key).second, where_, key == kMetadataKey ? "" : "tensor ", quoted(key),
+                 " appears twice");
+    } else if (depth == 2 && in_metadata()) {
+      check_file(!header_.metadata.contains(key), where_, "key ", quoted(key),
+                 " appears twice in one entry of the header");
+      field_ = key;
+    } else if (depth == 2) {  // a field of a tensor
+      check_file(!entry_.contains(key), where_, "key ", quoted(key),
+                 " appears twice in one entry of the header");
+      check_file(key == "dtype" || key == "shape" || key == "data_offsets", tensor_where(), "unknown field ",
+                 quoted(key));
+      field_ = key;
+    } else {  // a key of an object given as a field's value, which parse_entry refuses
+      check_file(!entry_[field_].contains(key), where_, "key ", quoted(key),
+                 " appears twice in one entry of the header");
+      item_ = key;
+    }
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool null() override { return value(nullptr); }
+  bool boolean(bool v) override { return value(v); }
+  bool number_integer(number_integer_t v) override { return value(v); }
+  bool number_unsigned(number_unsigned_t v) override { return value(v); }
+  bool number_float(number_float_t v, const string_t&) override { return value(v); }
+  bool string(string_t& v) override { return value(std::move(v)); }
+  bool binary(binary_t&) override { return value(nullptr); }  // not in JSON text
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
+    throw std::runtime_error(concat(where_, "the header is not valid JSON (", shorten(error.what()), ")"));
+  }
+
+ private:
+  struct Open {
+    bool object;
+    size_t length = 0;  // its entries so far
+  };
+
+  bool in_metadata() const { return name_ == kMetadataKey; }
+  std::string tensor_where() const { return concat(where_, "tensor ", quoted(name_), ": "); }
+
+  // A value of any kind where it stands: an entry of the container around it, checked for its kind.
+  void check_place(const json& v) {
+    const size_t depth = open_.size();
+    check_file(depth > 0 || v.is_object(), where_, "the header is a JSON ", v.type_name(), ", not an object");
+    if (depth == 1 && in_metadata())
+      check_file(v.is_object(), where_, quoted(kMetadataKey), " is not an object");
+    if (depth == 1 && !in_metadata())
+      check_file(v.is_object(), tensor_where(), "expected an object with dtype, shape and data_offsets, got ",
+                 v.type_name());
+    if (depth == 2 && in_metadata())
+      check_file(v.is_string(), where_, quoted(kMetadataKey), ": the value of ", quoted(field_),
+                 " is not a string");
+    check_file(depth < 3 || v.is_primitive(), where_,
+               "the header nests deeper than a safetensors header can");
+    if (depth > 0) ++open_.back().length;
+  }
+
+  void open(json container) {
+    check_place(container);
+    const size_t depth = open_.size();
+    const bool object = container.is_object();
+    if (depth == 1 && !in_metadata()) entry_ = json::object();
+    if (depth == 2 && !in_metadata()) entry_[field_] = std::move(container);
+    open_.push_back({object});
+  }
+
+  bool value(json v) {
+    check_place(v);
+    const size_t depth = open_.size();
+    if (depth == 2 && in_metadata()) header_.metadata[field_] = v.get<std::string>();
+    if (depth == 2 && !in_metadata()) entry_[field_] = std::move(v);
+    if (depth == 3 && open_.back().length <= kMaxDims) {  // a longer list is refused as it closes
+      json& list = entry_[field_];
+      if (open_.back().object)
+        list[item_] = std::move(v);
+      else
+        list.push_back(std::move(v));
+    }
+    return true;
+  }
+
+  bool close() {
+    const Open closing = open_.back();
+    open_.pop_back();
+    const size_t depth = open_.size();
+    if (depth == 2) {  // a field's list (or object) ends: the same words as parse_entry's check
+      if (field_ == "shape")
+        check_file(closing.length <= kMaxDims, tensor_where(), "shape has ", closing.length,
+                   " dims; only tensors with up to 64 dims are supported");
+      check_file(closing.length <= kMaxDims, tensor_where(), field_, " has ", closing.length, " entries");
+    }
+    if (depth == 1 && !in_metadata()) header_.entries.push_back(parse_entry(name_, entry_, tensor_where()));
+    return true;
+  }
+
+  const std::string& where_;
+  Header& header_;
+  std::vector<Open> open_;       // the objects and lists open around the next event, outermost first
+  std::set<std::string> names_;  // the top level's keys so far
+  std::string name_;             // the top-level key being read: a tensor's name or "__metadata__"
+  json entry_;                   // that tensor's fields so far
+  std::string field_, item_;     // the keys being read at depth 2 and 3
+};
 
 // Bytes the entry's shape and dtype need, counted without overflow (before anything is allocated).
 uint64_t needed_bytes(const Entry& entry, const std::string& where) {
@@ -523,27 +572,21 @@ Header read_header(const InputFile& file, const std::string& where) {
   Header header;
   header.data_start = 8 + length;
   const uint64_t data_bytes = file.size() - header.data_start;
-  const json parsed = parse_json(text, where);
-  check_file(parsed.is_object(), where, "the header is a JSON ", parsed.type_name(), ", not an object");
-  for (const auto& [name, value] : parsed.items()) {
-    if (name == kMetadataKey) {
-      check_file(value.is_object(), where, quoted(kMetadataKey), " is not an object");
-      for (const auto& [key, text_value] : value.items()) {
-        check_file(text_value.is_string(), where, quoted(kMetadataKey), ": the value of ", quoted(key),
-                   " is not a string");
-        header.metadata[key] = text_value.get<std::string>();
-      }
-      continue;
-    }
-    const std::string tensor_where = concat(where, "tensor ", quoted(name), ": ");
-    Entry entry = parse_entry(name, value, tensor_where);
+  try {
+    HeaderReader reader(where, header);
+    json::sax_parse(text, &reader);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(
+        concat(where, "the header's ", length, " bytes describe more than memory holds"));
+  }
+  for (const Entry& entry : header.entries) {
+    const std::string tensor_where = concat(where, "tensor ", quoted(entry.name), ": ");
     const uint64_t needed = needed_bytes(entry, tensor_where);
     check_file(entry.end - entry.begin == needed, tensor_where, "data_offsets [", entry.begin, ", ",
                entry.end, "] hold ", entry.end - entry.begin, " bytes but shape ", entry.shape, " of ",
                file_dtype(entry.dtype), " needs ", needed);
     check_file(entry.end <= data_bytes, tensor_where, "data_offsets [", entry.begin, ", ", entry.end,
                "] run past the end of the file (", data_bytes, " bytes of data after the header)");
-    header.entries.push_back(std::move(entry));
   }
   check_layout(header.entries, data_bytes, where);
   return header;
