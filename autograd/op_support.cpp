@@ -28,8 +28,11 @@ void check_defined(const Tensor& t, const char* op) { check(t.defined(), op, ": 
 
 std::vector<int64_t> contiguous_strides(const Shape& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
+  // Multiplied as unsigned, which wraps: the product overflows int64 only for a shape with a 0
+  // elsewhere ([0, 2^62, 2^62]), whose tensor has no element to address (PyTorch wraps there too).
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
+    strides[d] =
+        static_cast<int64_t>(static_cast<uint64_t>(strides[d + 1]) * static_cast<uint64_t>(shape[d + 1]));
   return strides;
 }
 
