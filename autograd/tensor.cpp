@@ -63,7 +63,8 @@ Tensor new_tensor(const Shape& shape, Dtype dtype, const char* op) {
   impl->dtype = dtype;
   impl->numel = shape_numel(shape);
   const int64_t max_elements = std::numeric_limits<int64_t>::max() / 8;
-  check(impl->numel <= max_elements, "shape ", shape, " is too large to allocate");
+  check(impl->numel <= max_elements, op != nullptr ? op : "tensor", ": shape ", shape,
+        " is too large to allocate");
   const int64_t bytes = impl->numel * static_cast<int64_t>(element_size(dtype));
   try {
     impl->storage = allocate_storage(bytes);

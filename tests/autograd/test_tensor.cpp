@@ -203,6 +203,16 @@ BOOST_AUTO_TEST_CASE(running_out_of_memory_names_the_op_the_shape_and_the_bytes)
 #endif
 }
 
+// Review: a shape whose bytes int64 cannot count was refused without naming the op.
+BOOST_AUTO_TEST_CASE(a_shape_too_large_to_allocate_names_the_op) {
+  try {
+    zeros({int64_t{1} << 62});
+    BOOST_ERROR("no exception thrown");
+  } catch (const std::invalid_argument& error) {
+    BOOST_TEST(std::string(error.what()) == "zeros: shape [4611686018427387904] is too large to allocate");
+  }
+}
+
 // p.set_grad(p) was accepted, and backward then added into p's own data.
 BOOST_AUTO_TEST_CASE(a_tensor_cannot_be_its_own_grad) {
   Tensor p = tensor({1.0, 2.0}).requires_grad_();
