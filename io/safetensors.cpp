@@ -26,6 +26,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -106,7 +107,12 @@ std::string quoted(const std::string& text) {
   out += '"';
   return out;
 }
-std::string excerpt(const json& value) { return shorten(value.dump()); }
+std::string excerpt(const json& value) {
+  // A long string is cut before dump() copies it (with its quotes and escapes) whole.
+  if (value.is_string() && value.get_ref<const std::string&>().size() > 200)
+    return shorten(json(value.get_ref<const std::string&>().substr(0, 201)).dump());
+  return shorten(value.dump());
+}
 
 // ---- saving -------------------------------------------------------------------------------------
 
@@ -368,7 +374,7 @@ Entry parse_entry(const std::string& name, const json& value, const std::string&
   entry.name = name;
   const json& dtype = value["dtype"];
   const std::optional<Dtype> parsed =
-      dtype.is_string() ? parse_dtype(dtype.get<std::string>()) : std::nullopt;
+      dtype.is_string() ? parse_dtype(dtype.get_ref<const std::string&>()) : std::nullopt;
   check_file(parsed.has_value(), where, "unknown dtype ", excerpt(dtype),
              " (minigrad reads F32, F64, I64 and BOOL)");
   entry.dtype = *parsed;
@@ -389,12 +395,38 @@ Entry parse_entry(const std::string& name, const json& value, const std::string&
   return entry;
 }
 
+// A first pass over the header that reads only the JSON grammar and builds nothing, so that a
+// header that is not JSON to its last byte is refused before any of it is built (8 million pairs
+// of metadata and a stray byte at the end took 1 GB before the refusal). 0.1 s per 100 MB.
+class JsonGrammar : public nlohmann::json_sax<json> {
+ public:
+  explicit JsonGrammar(const std::string& where) : where_(where) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) override {
+    throw std::runtime_error(concat(where_, "the header is not valid JSON (", shorten(error.what()), ")"));
+  }
+
+ private:
+  const std::string& where_;
+};
+
 // Reads the header's JSON text event by event (nlohmann's SAX interface) into a Header, checking
 // each part as it arrives: the top level an object, each value in it a tensor's object of dtype,
 // shape and data_offsets or the metadata's object of strings, no key twice in one object (JSON
-// readers keep the last), no nesting deeper than that, no list longer than a shape can be. What it
-// refuses is never built: a header read whole first (nlohmann::json::parse) took 1.3 GB for 8
-// million empty lists in 100 MB of text, and an abort in nlohmann's destructor under a memory limit.
+// readers keep the last), no nesting deeper than that, no list longer than a shape can be. It is
+// built only as far as its first wrong value: read whole first (nlohmann::json::parse), 8 million
+// empty lists in 100 MB of text took 1.3 GB, and under a memory limit nlohmann's destructor aborted.
 // Only one tensor's fields are held as JSON at a time, for parse_entry; the time is linear in the
 // text (a parse callback rescans the enclosing object at each closing brace: 40,000 tensors took 16 s).
 class HeaderReader : public nlohmann::json_sax<json> {
@@ -411,23 +443,22 @@ class HeaderReader : public nlohmann::json_sax<json> {
   }
   bool key(string_t& key) override {
     const size_t depth = open_.size();
-    if (depth == 1) {  // a tensor's name, or the metadata's
-      name_ = key;
-      check_file(names_.insert(key).second, where_, key == kMetadataKey ? "" : "tensor ", quoted(key),
-                 " appears twice");
+    if (depth == 1) {  // a tensor's name, or the metadata's: held once, in names_
+      const auto [name, inserted] = names_.insert(std::move(key));
+      check_file(inserted, where_, *name == kMetadataKey ? "" : "tensor ", quoted(*name), " appears twice");
+      name_ = &*name;
     } else if (depth == 2 && in_metadata()) {
-      check_file(!header_.metadata.contains(key), where_, "key ", quoted(key),
-                 " appears twice in one entry of the header");
+      check_file(!header_.metadata.contains(key), where_, quoted(kMetadataKey), ": key ", quoted(key),
+                 " appears twice");
       field_ = key;
     } else if (depth == 2) {  // a field of a tensor
-      check_file(!entry_.contains(key), where_, "key ", quoted(key),
-                 " appears twice in one entry of the header");
+      check_file(!entry_.contains(key), tensor_where(), "key ", quoted(key), " appears twice");
       check_file(key == "dtype" || key == "shape" || key == "data_offsets", tensor_where(), "unknown field ",
                  quoted(key));
       field_ = key;
     } else {  // a key of an object given as a field's value, which parse_entry refuses
-      check_file(!entry_[field_].contains(key), where_, "key ", quoted(key),
-                 " appears twice in one entry of the header");
+      check_file(!entry_[field_].contains(key), tensor_where(), "key ", quoted(key), " appears twice in ",
+                 field_);
       item_ = key;
     }
     return true;
@@ -451,15 +482,15 @@ class HeaderReader : public nlohmann::json_sax<json> {
     size_t length = 0;  // its entries so far
   };
 
-  bool in_metadata() const { return name_ == kMetadataKey; }
-  std::string tensor_where() const { return concat(where_, "tensor ", quoted(name_), ": "); }
+  bool in_metadata() const { return name_ != nullptr && *name_ == kMetadataKey; }
+  std::string tensor_where() const { return concat(where_, "tensor ", quoted(*name_), ": "); }
 
   // A value of any kind where it stands: an entry of the container around it, checked for its kind.
   void check_place(const json& v) {
     const size_t depth = open_.size();
     check_file(depth > 0 || v.is_object(), where_, "the header is a JSON ", v.type_name(), ", not an object");
-    if (depth == 1 && in_metadata())
-      check_file(v.is_object(), where_, quoted(kMetadataKey), " is not an object");
+    if (depth == 1 && in_metadata())  // null: no metadata, as safetensors reads it
+      check_file(v.is_object() || v.is_null(), where_, quoted(kMetadataKey), " is not an object");
     if (depth == 1 && !in_metadata())
       check_file(v.is_object(), tensor_where(), "expected an object with dtype, shape and data_offsets, got ",
                  v.type_name());
@@ -500,22 +531,22 @@ class HeaderReader : public nlohmann::json_sax<json> {
     open_.pop_back();
     const size_t depth = open_.size();
     if (depth == 2) {  // a field's list (or object) ends: the same words as parse_entry's check
-      if (field_ == "shape")
+      if (field_ == "shape" && !closing.object)
         check_file(closing.length <= kMaxDims, tensor_where(), "shape has ", closing.length,
                    " dims; only tensors with up to 64 dims are supported");
       check_file(closing.length <= kMaxDims, tensor_where(), field_, " has ", closing.length, " entries");
     }
-    if (depth == 1 && !in_metadata()) header_.entries.push_back(parse_entry(name_, entry_, tensor_where()));
+    if (depth == 1 && !in_metadata()) header_.entries.push_back(parse_entry(*name_, entry_, tensor_where()));
     return true;
   }
 
   const std::string& where_;
   Header& header_;
-  std::vector<Open> open_;       // the objects and lists open around the next event, outermost first
-  std::set<std::string> names_;  // the top level's keys so far
-  std::string name_;             // the top-level key being read: a tensor's name or "__metadata__"
-  json entry_;                   // that tensor's fields so far
-  std::string field_, item_;     // the keys being read at depth 2 and 3
+  std::vector<Open> open_;             // the objects and lists open around the next event, outermost first
+  std::set<std::string> names_;        // the top level's keys so far
+  const std::string* name_ = nullptr;  // the one being read (in names_): a tensor's or "__metadata__"
+  json entry_;                         // that tensor's fields so far
+  std::string field_, item_;           // the keys being read at depth 2 and 3
 };
 
 // Bytes the entry's shape and dtype need, counted without overflow (before anything is allocated).
@@ -535,7 +566,7 @@ uint64_t needed_bytes(const Entry& entry, const std::string& where) {
 // each begins where the previous one ended, and the last ends at the end of the file.
 void check_layout(std::vector<Entry>& entries, uint64_t data_bytes, const std::string& where) {
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+    return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);  // empty ones by name
   });
   uint64_t expected = 0;
   const Entry* previous = nullptr;
@@ -569,16 +600,26 @@ Header read_header(const InputFile& file, const std::string& where) {
   std::string text(length, '\0');
   file.read(8, text.data(), length);
 
+  // nlohmann's reader stops at a NUL byte as at the end of the text: what follows would go unread.
+  const size_t nul = text.find('\0');
+  check_file(nul == std::string::npos, where, "the header holds a NUL byte at offset ", nul,
+             ", which JSON text cannot");
+  JsonGrammar grammar(where);
+  json::sax_parse(text, &grammar);
+
   Header header;
-  header.data_start = 8 + length;
-  const uint64_t data_bytes = file.size() - header.data_start;
   try {
-    HeaderReader reader(where, header);
+    Header read;  // gone, with the reader, before the handler runs: its message needs memory
+    HeaderReader reader(where, read);
     json::sax_parse(text, &reader);
+    header = std::move(read);
   } catch (const std::bad_alloc&) {
+    std::string().swap(text);
     throw std::runtime_error(
         concat(where, "the header's ", length, " bytes describe more than memory holds"));
   }
+  header.data_start = 8 + length;
+  const uint64_t data_bytes = file.size() - header.data_start;
   for (const Entry& entry : header.entries) {
     const std::string tensor_where = concat(where, "tensor ", quoted(entry.name), ": ");
     const uint64_t needed = needed_bytes(entry, tensor_where);

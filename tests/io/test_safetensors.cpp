@@ -106,6 +106,18 @@ std::string list_of(size_t n) {
   return text;
 }
 
+/// "\"k0\":0,\"k1\":0,...": n keys.
+std::string keys_of(size_t n) {
+  std::string text;
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) text += ',';
+    text += "\"k";
+    text += std::to_string(i);
+    text += "\":0";
+  }
+  return text;
+}
+
 /// A header of n one-byte BOOL tensors t0, t1, ... in order, without its closing brace.
 std::string many_tensors(size_t n) {
   std::string text = "{";
@@ -494,7 +506,13 @@ BOOST_AUTO_TEST_CASE(every_kind_of_damaged_file_is_refused_with_a_message_naming
        R"(tensor "w": shape {"a":1} is not a list)"},
       {"a key twice in a shape given as an object",
        file_with(one(R"("dtype":"F32","shape":{"dtype":1,"dtype":2},"data_offsets":[0,4])"), 4),
-       R"(key "dtype" appears twice in one entry of the header)"},
+       R"(tensor "w": key "dtype" appears twice in shape)"},
+      // Review: nlohmann's reader took a NUL byte for the end of the text and read no further.
+      {"a NUL byte in the header", file_with(std::string("{}\0{\"a\":[[[ }}}", 15)),
+       "the header holds a NUL byte at offset 2, which JSON text cannot"},
+      {"a shape given as an object of 65 keys",
+       file_with(one(R"("dtype":"F32","data_offsets":[0,4],"shape":{)" + keys_of(65) + "}"), 4),
+       R"(tensor "w": shape has 65 entries)"},
   };
   TempFolder folder;
   const std::string path = folder.file("model.safetensors");
@@ -536,12 +554,13 @@ BOOST_AUTO_TEST_CASE(a_header_of_twenty_thousand_tensors_loads_each_in_its_place
 // as it is read, and the first wrong one ends the load.
 BOOST_AUTO_TEST_CASE(a_junk_header_is_refused_at_its_first_wrong_value_without_being_built) {
   constexpr size_t n = 500'000;
-  std::string lists = "{", zeros = "{", fields = R"({"w":{"dtype":"F32")";
+  std::string lists = "{", zeros = "{", fields = R"({"w":{"dtype":"F32")", metadata = R"({"__metadata__":{)";
   for (size_t k = 0; k < n; ++k) {
     const std::string key = (k > 0 ? ",\"" : "\"") + std::to_string(k) + "\":";
     lists += key + "[]";
     zeros += key + "0";
     fields += ",\"f" + std::to_string(k) + "\":0";
+    metadata += key + "\"\"";
   }
   struct Case {
     const char* what;
@@ -554,6 +573,8 @@ BOOST_AUTO_TEST_CASE(a_junk_header_is_refused_at_its_first_wrong_value_without_b
       {"zeros", zeros + "}",
        R"(tensor "0": expected an object with dtype, shape and data_offsets, got number)"},
       {"unknown fields", fields + "}}", R"(tensor "w": unknown field "f0")"},
+      // Review: valid to its last byte, which is not: a first pass reads the grammar alone.
+      {"metadata, then a stray byte", metadata + "}x", "the header is not valid JSON"},
   };
   TempFolder folder;
   const std::string path = folder.file("junk.safetensors");
@@ -567,6 +588,26 @@ BOOST_AUTO_TEST_CASE(a_junk_header_is_refused_at_its_first_wrong_value_without_b
                  (g_allocated_bytes - before) << " bytes allocated for a header of " << c.header.size());
     }
   }
+}
+
+// Review: "__metadata__": null was refused where safetensors reads it as no metadata, and empty
+// tensors that share an offset came back in an order std::sort left to chance.
+BOOST_AUTO_TEST_CASE(null_metadata_reads_as_none_and_empty_tensors_at_one_offset_come_back_by_name) {
+  TempFolder folder;
+  const std::string path = folder.file("empty.safetensors");
+  std::string header = R"({"__metadata__":null)";
+  std::vector<std::string> want;
+  for (int k = 0; k < 40; ++k) {  // e00 to e39 in a scrambled order (std::sort sorts 16 or fewer stably)
+    const int i = k * 17 % 40;
+    header += std::string(R"(,"e)").append(i < 10 ? "0" : "").append(std::to_string(i));
+    header += R"(":{"dtype":"F32","shape":[0],"data_offsets":[0,0]})";
+    want.push_back(std::string(k < 10 ? "e0" : "e").append(std::to_string(k)));
+  }
+  write_bytes(path, file_with(header + "}"));
+  BOOST_TEST(load_metadata(path).empty());
+  std::vector<std::string> names;
+  for (const auto& [name, t] : load_file(path)) names.push_back(name);
+  BOOST_TEST(names == want, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_bool_byte_other_than_0_or_1_reads_as_true) {
