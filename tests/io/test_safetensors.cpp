@@ -36,15 +36,34 @@
 #include "optim/sgd.hpp"
 
 // Every allocation through operator new in this test program, counted: a test below bounds what
-// loading a hostile file allocates. (Not inlined: GCC 12 then warns wrongly of mismatches.)
+// loading a hostile file allocates. Every plain, array and nothrow form is replaced, so that each
+// delete meets its own new (AddressSanitizer checks the pairs); the aligned forms stay the
+// library's, in pairs of their own. (Not inlined: GCC 12 then warns wrongly of mismatches.)
 std::atomic<uint64_t> g_allocated_bytes{0};
-[[gnu::noinline]] void* operator new(std::size_t bytes) {
+[[gnu::noinline]] void* counted_malloc(std::size_t bytes) noexcept {
   g_allocated_bytes += bytes;
-  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+  return std::malloc(bytes == 0 ? 1 : bytes);
+}
+[[gnu::noinline]] void* operator new(std::size_t bytes) {
+  if (void* p = counted_malloc(bytes)) return p;
   throw std::bad_alloc();
 }
+[[gnu::noinline]] void* operator new[](std::size_t bytes) {
+  if (void* p = counted_malloc(bytes)) return p;
+  throw std::bad_alloc();
+}
+[[gnu::noinline]] void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  return counted_malloc(bytes);
+}
+[[gnu::noinline]] void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept {
+  return counted_malloc(bytes);
+}
 [[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
 [[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 
