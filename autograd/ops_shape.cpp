@@ -104,6 +104,11 @@ Tensor transposed_matrices(const Tensor& a, const Shape& out_shape) {
 /// a's elements with its dims reordered: out.shape[i] = a.shape[dims[i]] (dims already checked).
 Tensor permuted_copy(const Tensor& a, const std::vector<int64_t>& dims) {
   const auto ndim = static_cast<int64_t>(dims.size());
+  if (a.numel() == 0) {  // nothing to copy; its dims may multiply past int64 ([0, 2^63 - 1, 2^63 - 1])
+    Shape out_shape;
+    for (int64_t d : dims) out_shape.push_back(a.shape()[d]);
+    return detail::new_tensor(out_shape, a.dtype());
+  }
   bool last_two_swapped = ndim >= 2 && dims[ndim - 2] == ndim - 1 && dims[ndim - 1] == ndim - 2;
   for (int64_t d = 0; d + 2 < ndim && last_two_swapped; ++d) last_two_swapped = dims[d] == d;
   if (last_two_swapped) {  // tiles pay off from 8 elements; [.., 1, n] keeps its order anyway
@@ -133,8 +138,10 @@ void copy_along_dim(const Tensor& src, int64_t src_start, const Tensor& dst, int
   const auto bytes = static_cast<int64_t>(element_size(src.dtype()));
   const auto* from = static_cast<const std::byte*>(src.impl()->data());
   auto* to = static_cast<std::byte*>(dst.impl()->data());
+  // Nothing to copy, however many blocks there are; and length * inner could overflow int64 only
+  // when there are none ([0, 2^63 - 1, 2^63 - 1] sliced along dim 1).
+  if (outer == 0 || length == 0 || inner == 0) return;
   const int64_t run = length * inner;  // elements per block
-  if (run == 0) return;                // nothing to copy, however many blocks there are
   detail::parallel_for(outer, detail::grain_for(run), [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o)
       std::memcpy(to + (o * dst_size + dst_start) * inner * bytes,

@@ -269,15 +269,34 @@ BOOST_AUTO_TEST_CASE(empty_tensors_with_a_huge_leading_dim_return_at_once) {
 }
 
 // Regression (review): a shape with a 0 whose other dims multiply past int64, which PyTorch
-// accepts (torch.zeros(0, 2**63 - 1, 2**63 - 1)), overflowed int64 in the strides of these ops
-// (undefined behaviour, which the sanitizer build reports). Shapes as torch 1.13 gives them.
+// accepts (torch.zeros(0, 2**63 - 1, 2**63 - 1)), overflowed int64 in slice's and permute's
+// loops (undefined behaviour, which the sanitizer build reports). Shapes as torch 1.13 gives them.
 BOOST_AUTO_TEST_CASE(empty_tensors_whose_other_dims_multiply_past_int64_keep_their_shapes) {
   const int64_t M = std::numeric_limits<int64_t>::max();
   const Tensor z = zeros({0, M, M});
   const std::vector<std::pair<std::function<Tensor()>, Shape>> cases = {
-      {[&] { return z.select(1, 5); }, {0, M}},    {[&] { return z + ones({1}); }, {0, M, M}},
-      {[&] { return z.sum(2); }, {0, M}},          {[&] { return z.slice(1, 1, 3); }, {0, 2, M}},
-      {[&] { return z.reshape({M, 0}); }, {M, 0}},
+      {[&] { return z.select(1, 5); }, {0, M}},
+      {[&] { return z + ones({1}); }, {0, M, M}},
+      {[&] { return z.sum(2); }, {0, M}},
+      {[&] { return z.slice(1, 1, 3); }, {0, 2, M}},
+      {[&] {
+         return z.reshape({M, 0});
+       },
+       {M, 0}},
+      {[&] {
+         return z.permute({0, 2, 1});
+       },
+       {0, M, M}},
+      {[&] { return z.index_select(1, arange(2)); }, {0, 2, M}},
+      {[&] {
+         return z.gather(1, zeros({0, 1, 1}, {.dtype = kInt64}));
+       },
+       {0, 1, 1}},
+      {[&] { return std::get<0>(z.max(2)); }, {0, M}},
+      {[&] {
+         return z + zeros({0, M, 1});
+       },
+       {0, M, M}},
   };
   for (const auto& [op, shape] : cases) BOOST_TEST(op().shape() == shape);
 }
