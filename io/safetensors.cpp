@@ -618,6 +618,8 @@ Header read_header(const InputFile& file, const std::string& where) {
     throw std::runtime_error(
         concat(where, "the header's ", length, " bytes describe more than memory holds"));
   }
+  // As safetensors (InvalidHeaderStart): not a byte-order mark or a space before it.
+  check_file(text.starts_with('{'), where, "the header does not start with '{'");
   header.data_start = 8 + length;
   const uint64_t data_bytes = file.size() - header.data_start;
   for (const Entry& entry : header.entries) {

@@ -51,7 +51,8 @@ void save_file(const Map& tensors, const std::string& path, const Metadata& meta
 /// file of the format whose tensors are F32, F64, I64 or BOOL, whatever their order (a BOOL byte other than 0
 /// reads as true). Throws std::runtime_error naming the file and the problem, and allocates nothing the
 /// file's size does not cover: the file cannot be opened or is shorter than 8 bytes; the header length runs
-/// past the file or exceeds 100 MB; the header is not JSON (or holds a NUL byte), or not an object of entries
+/// past the file or exceeds 100 MB; the header is not JSON (or holds a NUL byte, or starts with any byte but
+/// '{'), or not an object of entries
 /// {"dtype", "shape", "data_offsets"}; a field is missing or unknown; a dtype is not one of the four;
 /// a size is negative, not an integer or makes the element count overflow int64; data_offsets do
 /// not hold dtype size * element count bytes, run past the file, overlap, or leave a gap; a name
