@@ -104,11 +104,10 @@ Tensor transposed_matrices(const Tensor& a, const Shape& out_shape) {
 /// a's elements with its dims reordered: out.shape[i] = a.shape[dims[i]] (dims already checked).
 Tensor permuted_copy(const Tensor& a, const std::vector<int64_t>& dims) {
   const auto ndim = static_cast<int64_t>(dims.size());
-  if (a.numel() == 0) {  // nothing to copy; its dims may multiply past int64 ([0, 2^63 - 1, 2^63 - 1])
-    Shape out_shape;
-    for (int64_t d : dims) out_shape.push_back(a.shape()[d]);
-    return detail::new_tensor(out_shape, a.dtype());
-  }
+  Shape out_shape;
+  for (int64_t d : dims) out_shape.push_back(a.shape()[d]);
+  // Nothing to copy; and the dims of an empty tensor may multiply past int64 ([0, 2^63 - 1, 2^63 - 1]).
+  if (a.numel() == 0) return detail::new_tensor(out_shape, a.dtype());
   bool last_two_swapped = ndim >= 2 && dims[ndim - 2] == ndim - 1 && dims[ndim - 1] == ndim - 2;
   for (int64_t d = 0; d + 2 < ndim && last_two_swapped; ++d) last_two_swapped = dims[d] == d;
   if (last_two_swapped) {  // tiles pay off from 8 elements; [.., 1, n] keeps its order anyway
@@ -116,12 +115,8 @@ Tensor permuted_copy(const Tensor& a, const std::vector<int64_t>& dims) {
     last_two_swapped = rows > 1 && cols > 1 && rows * cols >= 8;
   }
   const std::vector<int64_t> a_strides = detail::contiguous_strides(a.shape());
-  Shape out_shape;
   std::vector<int64_t> strides;
-  for (int64_t d : dims) {
-    out_shape.push_back(a.shape()[d]);
-    strides.push_back(a_strides[d]);
-  }
+  for (int64_t d : dims) strides.push_back(a_strides[d]);
   return last_two_swapped ? transposed_matrices(a, out_shape) : strided_copy(a, out_shape, strides);
 }
 

@@ -426,12 +426,13 @@ int main(int argc, char** argv) try {
   // --resume: model, optimizer, random state and losses as the checkpoint left them
   support::RunHistory history;
   int64_t start = 0;
+  bool evaluated_at_start = false;  // the checkpoint's history holds the evaluation of step `start`
   if (run.resume) {
     start = support::load_checkpoint(run.checkpoint, model, optimizer, history, config_metadata(c, run));
     optimizer.set_lr(c.learning_rate);  // this run's --learning-rate, as its note says, not the saved one
     // The run goes on from `start`, evaluating it again unless the checkpoint's history already
     // holds that evaluation (then `start` is past): a --stop-at before that would be ignored.
-    const bool evaluated_at_start =
+    evaluated_at_start =
         !history.eval_steps.empty() && history.eval_steps.back() == static_cast<double>(start);
     if (run.stop_at >= 0 && (run.stop_at < start || (run.stop_at == start && evaluated_at_start)))
       throw std::invalid_argument("--stop-at " + std::to_string(run.stop_at) + " is not after step " +
@@ -455,8 +456,7 @@ int main(int argc, char** argv) try {
   support::Progress progress(start, c.max_iters, /*every=*/100, c.batch_size * c.block_size, stderr);
   for (int64_t iter = start; iter < c.max_iters; ++iter) {
     // every once in a while evaluate the loss on train and val sets (a resumed run did it already)
-    const bool resumed_here = run.resume && iter == start && !history.eval_steps.empty() &&
-                              history.eval_steps.back() == static_cast<double>(iter);
+    const bool resumed_here = iter == start && evaluated_at_start;
     if ((iter % c.eval_interval == 0 || iter == c.max_iters - 1) && !resumed_here) {
       std::map<std::string, float> losses = estimate_loss();
       history.eval_steps.push_back(static_cast<double>(iter));
